@@ -1,0 +1,132 @@
+"""The ``facilitator`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import FacilitatorError, OptionsError
+from .games import GAMES, find_game
+
+EXIT_BAD = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="facilitator", description="An offline voice referee for party games.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="referee a game (voice, or --text)")
+    play.add_argument("game", metavar="GAME", help=", ".join(GAMES))
+    play.add_argument("--text", action="store_true", help="read utterances from stdin, print announcements")
+    play.add_argument("--players", type=int, help="number of players")
+    play.add_argument("--names", help="comma-separated player names, seat 1 first")
+    play.add_argument("--seed", type=int, help="make every draw reproducible")
+    play.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
+    play.add_argument("--resume", type=Path, metavar="LOG", help="continue the game logged in LOG")
+    play.add_argument("--private", type=Path, metavar="PATH", help="append private messages here")
+    play.add_argument("--data-dir", type=Path, help="the table's data directory")
+    play.add_argument("--mode", help="compass-code: standard, gentle or tight")
+    play.add_argument("--keeper", help="compass-code: machine or human")
+    play.add_argument("--routes", help="compass-code: three routes (ESNW,NESW,WSEN); lantern-links: card numbers")
+
+    content = sub.add_parser("content", help="check the decks in content/")
+    content_sub = content.add_subparsers(dest="action", metavar="ACTION")
+    check = content_sub.add_parser("check", help="validate every content file")
+    check.add_argument("--content-dir", type=Path, help="check this directory instead")
+
+    demo = sub.add_parser("demo", help="a self-playing Compass Code voyage")
+    demo.add_argument("--seed", type=int, default=7)
+    return p
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """Game options from the flags, as recorded in ``game-started``."""
+    game = find_game(args.game).name
+    opts: dict[str, Any] = {}
+    if game == "compass-code":
+        opts["mode"] = args.mode or "standard"
+        opts["keeper"] = args.keeper or "machine"
+        if args.routes:
+            opts["routes"] = [r.strip().upper() for r in args.routes.split(",") if r.strip()]
+    else:
+        for flag in ("mode", "keeper"):
+            if getattr(args, flag):
+                raise OptionsError(f"--{flag} is for compass-code only")
+    return opts
+
+
+def _play(args: argparse.Namespace) -> int:
+    from . import textplay
+    from .session import Session
+
+    if not args.text:
+        raise OptionsError("voice play is not available yet; add --text")
+    if args.data_dir:
+        import os
+
+        os.environ["FACILITATOR_DATA_DIR"] = str(args.data_dir)
+    if args.resume:
+        if args.log and args.log != args.resume:
+            raise OptionsError("--resume continues its own log; leave out --log")
+        for flag in ("players", "names", "seed", "mode", "keeper", "routes"):
+            if getattr(args, flag) is not None:
+                raise OptionsError(f"--{flag} cannot change a resumed game")
+        session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
+        for note in notes:
+            print(f"facilitator: {note}", file=sys.stderr)
+    else:
+        names = [n.strip() for n in args.names.split(",")] if args.names else None
+        if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):
+            raise OptionsError("--names needs distinct, non-empty names")
+        session, reply = Session.start(args.game, players=args.players, names=names, seed=args.seed,
+                                       options=_options(args), log_path=args.log,
+                                       private_path=args.private)
+    textplay.show(reply, sys.stdout)
+    return textplay.run(session)
+
+
+def _content_check(args: argparse.Namespace) -> int:
+    from .content import check_all
+
+    report, problems = check_all(args.content_dir)
+    for line in report:
+        print(line)
+    for problem in problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} content problem(s)", file=sys.stderr)
+        return 1
+    print("content: all files valid")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "play":
+            return _play(args)
+        if args.command == "content" and args.action == "check":
+            return _content_check(args)
+        if args.command == "demo":
+            from .demo import run_demo
+
+            return run_demo(seed=args.seed)
+        parser.print_help()
+        return EXIT_BAD
+    except FacilitatorError as exc:
+        print(f"facilitator: {exc}", file=sys.stderr)
+        return EXIT_BAD
+    except ValueError as exc:  # find_game's unsupported game
+        print(f"facilitator: {exc}", file=sys.stderr)
+        return EXIT_BAD
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

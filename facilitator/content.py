@@ -1,0 +1,97 @@
+"""Decks as data: one entry point that reads and validates ``content/`` files.
+
+Every file is TOML validated by a pydantic model that rejects unknown keys.
+A broken file raises ``ContentError`` naming the file, the entry and the reason.
+Each game registers a checker so ``facilitator content check`` covers every deck.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import ContentError
+from .paths import content_dir
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Strict(BaseModel):
+    """Base for content models: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def load(relpath: str, model: type[M], directory: Path | None = None) -> M:
+    """Read ``content/relpath`` and validate it as ``model``."""
+    path = (directory or content_dir()) / relpath
+    name = f"content/{relpath}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContentError(name, None, "file is missing") from None
+    except UnicodeDecodeError:
+        raise ContentError(name, None, "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ContentError(name, None, f"not valid TOML: {exc}") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ContentError(name, _entry(data, err["loc"]), _reason(err)) from None
+
+
+def _entry(data: Any, loc: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    node = data
+    for step in loc:
+        if isinstance(step, int):
+            label = f"entry {step + 1}"
+            if isinstance(node, list) and step < len(node) and isinstance(node[step], dict):
+                item = node[step]
+                for key in ("number", "name", "id", "letter"):
+                    if key in item:
+                        label += f" ({key} {item[key]!r})"
+                        break
+            parts.append(label)
+            node = node[step] if isinstance(node, list) and step < len(node) else None
+        else:
+            parts.append(str(step))
+            node = node.get(step) if isinstance(node, dict) else None
+    return " ".join(parts) if parts else "file"
+
+
+def _reason(err: Any) -> str:
+    msg = str(err["msg"])
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    return msg[:1].lower() + msg[1:]
+
+
+CheckResult = list[str]
+_CHECKERS: dict[str, Callable[[Path | None], CheckResult]] = {}
+
+
+def register_check(game: str, checker: Callable[[Path | None], CheckResult]) -> None:
+    """Register ``checker(directory) -> report lines``; it raises ContentError on a problem."""
+    _CHECKERS[game] = checker
+
+
+def check_all(directory: Path | None = None) -> tuple[list[str], list[ContentError]]:
+    """Run every game's checker: report lines and the problems found."""
+    from . import games  # noqa: F401  (registers the checkers)
+
+    report: list[str] = []
+    problems: list[ContentError] = []
+    for game, checker in sorted(_CHECKERS.items()):
+        try:
+            report.extend(f"{game}: {line}" for line in checker(directory))
+        except ContentError as exc:
+            problems.append(exc)
+    return report, problems

@@ -1,0 +1,69 @@
+"""Every error the project raises on purpose.
+
+::
+
+    FacilitatorError
+    ├── ContentError        a deck file is broken (file, entry, reason)
+    ├── GrammarError        a grammar file is broken (file, entry, reason)
+    ├── LogError            an event log cannot be read or resumed
+    ├── OptionsError        bad command-line options or settings
+    └── CommandError
+        ├── InvalidCommandError   the words did not parse
+        └── IllegalCommandError   the rules forbid it now
+
+Misheard speech is not an exception: the parser returns ``NotRecognized``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class FacilitatorError(Exception):
+    """Base of every error the project raises on purpose."""
+
+
+class _FileEntryError(FacilitatorError):
+    def __init__(self, file: str, entry: str | None, reason: str) -> None:
+        self.file = file
+        self.entry = entry
+        self.reason = reason
+        where = f"{file}: {entry}" if entry else file
+        super().__init__(f"{where}: {reason}")
+
+
+class ContentError(_FileEntryError):
+    """A content file is missing, malformed or breaks a deck rule."""
+
+
+class GrammarError(_FileEntryError):
+    """A grammar file is missing, malformed or inconsistent."""
+
+
+class LogError(FacilitatorError):
+    """An event log cannot be read or resumed."""
+
+
+class OptionsError(FacilitatorError):
+    """Command-line options or settings that cannot be used together."""
+
+
+class CommandError(FacilitatorError):
+    """A command that cannot be applied."""
+
+
+class InvalidCommandError(CommandError):
+    """The utterance did not parse into a command."""
+
+
+class IllegalCommandError(CommandError):
+    """The rules forbid this command now.
+
+    ``key`` names the response in the grammar files that explains why to the
+    table, ``fields`` fill it in; ``str(error)`` is a short technical message.
+    """
+
+    def __init__(self, key: str, message: str, **fields: Any) -> None:
+        self.key = key
+        self.fields = fields
+        super().__init__(message)

@@ -1,0 +1,120 @@
+"""The registry of games and the shape every referee has.
+
+A referee is pure: it does no I/O and takes randomness from the generator it is
+given.  ``decide`` turns a command into events (or raises
+``IllegalCommandError``); ``evolve`` folds one event into the state, so the live
+state and a replayed log are the same fold.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from ..errors import IllegalCommandError
+from ..events import Event
+from ..grammar import Command, RuntimeLists
+from ..phrases import Phrasebook
+
+S = TypeVar("S")
+
+GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
+_MODULES = {"compass-code": "compass_code", "two-windows": "two_windows",
+            "lantern-links": "lantern_links", "clover": "clover"}
+_ALIASES = {"compass_code": "compass-code", "two_windows": "two-windows",
+            "lantern_links": "lantern-links"}
+
+
+class Referee(Generic[S]):
+    """Base class of the four referees."""
+
+    name: str = ""
+    min_players: int = 2
+    max_players: int = 8
+    default_players: int = 4
+    #: intents that only ask (they change nothing and log nothing)
+    queries: frozenset[str] = frozenset()
+
+    def check_options(self, options: Mapping[str, Any], players: int) -> None:
+        """Raise ``OptionsError`` for options this game cannot start with."""
+
+    def initial(self, started: Event) -> S:
+        """The state right after ``game-started``."""
+        raise NotImplementedError
+
+    def setup(self, state: S, rng: random.Random) -> list[Event]:
+        """Events that open the game (draws, deals) after ``game-started``."""
+        return []
+
+    def decide(self, state: S, command: Command, rng: random.Random) -> list[Event]:
+        """Events for ``command`` now; raise ``IllegalCommandError`` if the rules forbid it."""
+        raise NotImplementedError
+
+    def evolve(self, state: S, event: Event) -> S:
+        """Fold one event into the state."""
+        raise NotImplementedError
+
+    def is_over(self, state: S) -> bool:
+        raise NotImplementedError
+
+    def legal_intents(self, state: S) -> set[str]:
+        """Intents that could be legal now (voice grammars are narrowed to these)."""
+        raise NotImplementedError
+
+    def runtime_lists(self, state: S) -> RuntimeLists:
+        return {}
+
+    def query(self, state: S, command: Command, phrases: Phrasebook) -> list[str]:
+        """Answer a query intent (status, help, ...) without changing anything."""
+        raise IllegalCommandError("not-now", f"{command.intent!r} is not a query")
+
+    def announce(self, state: S, event: Event, phrases: Phrasebook) -> list[str]:
+        """Public sentences for a public event (``state`` is after it)."""
+        return []
+
+    def private_text(self, state: S, event: Event, phrases: Phrasebook) -> str | None:
+        """The text a private event shows its audience."""
+        return None
+
+    def replay(self, events: Sequence[Event]) -> S:
+        """Rebuild the state from a log's events."""
+        state = self.initial(events[0])
+        for event in events[1:]:
+            state = self.evolve(state, event)
+        return state
+
+
+def find_game(name: str) -> Referee[Any]:
+    """The referee for ``name`` (``compass-code``...); ValueError if unknown."""
+    key = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in _MODULES:
+        raise ValueError(f"unsupported game: {name!r}")
+    try:
+        module = importlib.import_module(f"{__name__}.{_MODULES[key]}")
+    except ModuleNotFoundError:
+        raise ValueError(f"unsupported game: {name!r} (not built yet)") from None
+    referee: Referee[Any] = module.REFEREE
+    return referee
+
+
+def available_games() -> list[str]:
+    """Games whose referee is built."""
+    out = []
+    for game in GAMES:
+        try:
+            find_game(game)
+        except ValueError:
+            continue
+        out.append(game)
+    return out
+
+
+def _register_content_checks() -> None:
+    for game in available_games():
+        module = importlib.import_module(f"{__name__}.{_MODULES[game]}")
+        getattr(module, "register_content_check", lambda: None)()
+
+
+_register_content_checks()

@@ -1,0 +1,357 @@
+"""The Compass Code referee: three legs, guesses, the bearing check and the keeper.
+
+Events (audience in brackets):
+
+* ``leg-started`` (keeper): leg, route, card, keeper (a seat, or null for the machine)
+* ``captain-named`` (public): leg, guess, seat
+* ``guess-sent`` (public, human keeper): leg, guess, route, captain
+* ``guess-marked`` (keeper): leg, guess, route, marks ("A C - -")
+* ``feedback-flagged`` (keeper): leg, guess, anchors, clockwise (the wrong totals said)
+* ``guess-scored`` (public): leg, guess, route, anchors, clockwise, corrected
+* ``bearing-checked`` (public): leg, direction, position, answer
+* ``leg-ended`` (public): leg, solved, route
+* ``voyage-ended`` (public): solved_legs, outcome
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from ...errors import IllegalCommandError, OptionsError
+from ...events import Event
+from ...grammar import Command
+from ...phrases import Phrasebook
+from .. import Referee
+from .deck import RouteDeck, load_deck
+from .rules import POSSIBLE, Clue, candidates, feedback, marks, route_problem
+
+LEGS = 3
+MODES = {"standard": (4, True), "gentle": (5, True), "tight": (4, False)}
+KEEPERS = ("machine", "human")
+
+
+@dataclass(frozen=True)
+class Scored:
+    route: str
+    anchors: int
+    clockwise: int
+    corrected: bool
+
+
+@dataclass(frozen=True)
+class State:
+    players: int
+    names: tuple[str, ...]
+    mode: str = "standard"
+    keeper_kind: str = "machine"
+    fixed_routes: tuple[str, ...] = ()
+    leg: int = 0
+    route: str | None = None
+    card: int = 0
+    keeper: int | None = None
+    captain: int = 0
+    guess: int = 1
+    scored: tuple[Scored, ...] = ()
+    check: Clue | None = None
+    pending: str | None = None
+    flagged: bool = False
+    results: tuple[bool, ...] = ()
+    over: bool = False
+
+    @property
+    def max_guesses(self) -> int:
+        return MODES[self.mode][0]
+
+    @property
+    def has_check(self) -> bool:
+        return MODES[self.mode][1]
+
+    @property
+    def human(self) -> bool:
+        return self.keeper_kind == "human"
+
+    def clues(self) -> list[Clue]:
+        out = [Clue(route=s.route, anchors=s.anchors, clockwise=s.clockwise) for s in self.scored]
+        return out + ([self.check] if self.check else [])
+
+    def name(self, seat: int | None) -> str:
+        return self.names[seat - 1] if seat else ""
+
+
+def next_seat(seat: int, players: int, skip: int | None = None) -> int:
+    """The first seat clockwise from ``seat``, skipping ``skip`` (the keeper)."""
+    nxt = seat % players + 1
+    if nxt == skip:
+        nxt = nxt % players + 1
+    return nxt
+
+
+class CompassCode(Referee[State]):
+    name = "compass-code"
+    min_players = 2
+    max_players = 8
+    default_players = 4
+    queries = frozenset({"candidates", "read candidates", "status", "help", "read rules"})
+
+    def __init__(self) -> None:
+        self._deck: RouteDeck | None = None
+
+    @property
+    def deck(self) -> RouteDeck:
+        if self._deck is None:
+            self._deck = load_deck()
+        return self._deck
+
+    # -- setup ---------------------------------------------------------------
+    def check_options(self, options: Mapping[str, Any], players: int) -> None:
+        if options.get("mode", "standard") not in MODES:
+            raise OptionsError(f"unknown mode {options.get('mode')!r}: standard, gentle or tight")
+        keeper = options.get("keeper", "machine")
+        if keeper not in KEEPERS:
+            raise OptionsError(f"unknown keeper {keeper!r}: machine or human")
+        if keeper == "human" and players < 3:
+            raise OptionsError("a human keeper needs at least 3 players")
+        routes = options.get("routes") or []
+        if routes and len(routes) != LEGS:
+            raise OptionsError(f"--routes needs {LEGS} routes, got {len(routes)}")
+        for r in routes:
+            if route_problem(r):
+                raise OptionsError(f"--routes: {r!r} is not a route (N, E, S and W once each)")
+        self.deck  # noqa: B018  (content problems surface before the game starts)
+
+    def initial(self, started: Event) -> State:
+        opts = started["options"]
+        return State(
+            players=started["players"],
+            names=tuple(started["names"]),
+            mode=opts.get("mode", "standard"),
+            keeper_kind=opts.get("keeper", "machine"),
+            fixed_routes=tuple(r.upper() for r in (opts.get("routes") or [])),
+        )
+
+    def setup(self, state: State, rng: random.Random) -> list[Event]:
+        first_captain = 2 if state.human else 1
+        return self._start_leg(state, 1, rng, captain=first_captain)
+
+    def _start_leg(self, state: State, leg: int, rng: random.Random, captain: int) -> list[Event]:
+        if state.fixed_routes:
+            route = state.fixed_routes[leg - 1]
+        else:
+            route = rng.choice(self.deck.all)
+        keeper = None
+        if state.human:
+            keeper = (leg - 1) % state.players + 1
+            if captain == keeper:
+                captain = next_seat(captain, state.players, skip=keeper)
+        card = self.deck.number_of(route)
+        return [
+            Event("leg-started", {"leg": leg, "route": route, "card": card, "keeper": keeper}, "keeper"),
+            Event("captain-named", {"leg": leg, "guess": 1, "seat": captain}),
+        ]
+
+    # -- decisions -----------------------------------------------------------
+    def legal_intents(self, state: State) -> set[str]:
+        if state.over:
+            return set()
+        intents = set(self.queries)
+        if state.pending is not None:
+            intents.add("feedback")
+        else:
+            intents.add("send")
+            if state.has_check and state.check is None:
+                intents.add("check")
+        return intents
+
+    def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
+        if state.over:
+            raise IllegalCommandError("game-over", "the voyage is over")
+        if command.intent == "send":
+            return self._send(state, "".join(command.args).upper(), rng)
+        if command.intent == "check":
+            direction, position = command.args
+            return self._check(state, direction.upper(), int(position))
+        if command.intent == "feedback":
+            anchors, clockwise = (int(x) for x in command.args)
+            return self._feedback(state, anchors, clockwise, rng)
+        raise IllegalCommandError("not-in-game", f"{command.canonical!r} is not a Compass Code move")
+
+    def _send(self, state: State, route: str, rng: random.Random) -> list[Event]:
+        if state.pending is not None:
+            raise IllegalCommandError(
+                "cc-waiting-keeper", f"guess {state.guess} awaits the keeper's totals",
+                keeper=state.name(state.keeper))
+        problem = route_problem(route)
+        if problem:
+            missing = "".join(d for d in "NESW" if d not in route)
+            repeated = "".join(sorted({d for d in route if route.count(d) > 1}))
+            raise IllegalCommandError(
+                f"cc-route-{problem}", f"illegal guess {route!r}: {problem} (leg {state.leg}, guess {state.guess})",
+                route=" ".join(route), missing=" ".join(missing), repeated=" ".join(repeated))
+        assert state.route is not None
+        if state.human:
+            return [
+                Event("guess-sent", {"leg": state.leg, "guess": state.guess, "route": route,
+                                     "captain": state.captain}),
+                Event("guess-marked", {"leg": state.leg, "guess": state.guess, "route": route,
+                                       "marks": marks(route, state.route)}, "keeper"),
+            ]
+        fb = feedback(route, state.route)
+        return self._scored(state, route, fb.anchors, fb.clockwise, False, rng)
+
+    def _scored(self, state: State, route: str, anchors: int, clockwise: int, corrected: bool,
+                rng: random.Random) -> list[Event]:
+        assert state.route is not None
+        events = [Event("guess-scored", {
+            "leg": state.leg, "guess": state.guess, "route": route, "anchors": anchors,
+            "clockwise": clockwise, "corrected": corrected})]
+        solved = anchors == 4
+        used_up = not corrected and state.guess >= state.max_guesses
+        if solved or used_up:
+            events.append(Event("leg-ended", {"leg": state.leg, "solved": solved, "route": state.route}))
+            results = state.results + (solved,)
+            if state.leg >= LEGS:
+                wins = sum(results)
+                outcome = "perfect" if wins == LEGS else "win" if wins >= 2 else "incomplete"
+                events.append(Event("voyage-ended", {"solved_legs": wins, "outcome": outcome}))
+            else:
+                nxt_keeper = state.leg % state.players + 1 if state.human else None
+                captain = next_seat(state.captain, state.players, skip=nxt_keeper)
+                events += self._start_leg(state, state.leg + 1, rng, captain)
+        elif not corrected:
+            captain = next_seat(state.captain, state.players, skip=state.keeper)
+            events.append(Event("captain-named", {"leg": state.leg, "guess": state.guess + 1, "seat": captain}))
+        return events
+
+    def _check(self, state: State, direction: str, position: int) -> list[Event]:
+        if not state.has_check:
+            raise IllegalCommandError("cc-no-check-mode", "no bearing check in tight mode")
+        if state.check is not None:
+            raise IllegalCommandError("cc-check-used", f"the bearing check is spent (leg {state.leg})")
+        if state.pending is not None:
+            raise IllegalCommandError(
+                "cc-waiting-keeper", f"guess {state.guess} awaits the keeper's totals",
+                keeper=state.name(state.keeper))
+        if direction not in "NESW" or len(direction) != 1 or not 1 <= position <= 4:
+            raise IllegalCommandError("cc-check-form", f"bad bearing check {direction!r} {position!r}")
+        assert state.route is not None
+        answer = state.route[position - 1] == direction
+        return [Event("bearing-checked", {"leg": state.leg, "direction": direction,
+                                          "position": position, "answer": answer})]
+
+    def _feedback(self, state: State, anchors: int, clockwise: int, rng: random.Random) -> list[Event]:
+        if not state.human:
+            raise IllegalCommandError("cc-machine-keeps", "the assistant keeps: it gives the totals")
+        if state.pending is None:
+            raise IllegalCommandError("cc-no-pending", f"no guess awaits totals (leg {state.leg})")
+        if (anchors, clockwise) not in POSSIBLE:
+            raise IllegalCommandError(
+                "cc-impossible-totals", f"impossible totals ({anchors}, {clockwise})",
+                anchors=anchors, clockwise=clockwise)
+        assert state.route is not None
+        true = feedback(state.pending, state.route)
+        if (anchors, clockwise) != (true.anchors, true.clockwise):
+            return [Event("feedback-flagged", {"leg": state.leg, "guess": state.guess,
+                                               "anchors": anchors, "clockwise": clockwise}, "keeper")]
+        return self._scored(state, state.pending, anchors, clockwise, state.flagged, rng)
+
+    # -- the fold --------------------------------------------------------------
+    def evolve(self, state: State, event: Event) -> State:
+        t = event.type
+        if t == "leg-started":
+            return replace(state, leg=event["leg"], route=event["route"], card=event["card"],
+                           keeper=event["keeper"], guess=1, scored=(), check=None,
+                           pending=None, flagged=False)
+        if t == "captain-named":
+            return replace(state, captain=event["seat"])
+        if t == "guess-sent":
+            return replace(state, pending=event["route"], flagged=False)
+        if t == "feedback-flagged":
+            return replace(state, flagged=True)
+        if t == "guess-scored":
+            s = Scored(event["route"], event["anchors"], event["clockwise"], event["corrected"])
+            return replace(state, scored=state.scored + (s,), pending=None, flagged=False,
+                           guess=state.guess + (0 if event["corrected"] else 1))
+        if t == "bearing-checked":
+            c = Clue(direction=event["direction"], position=event["position"], answer=event["answer"])
+            return replace(state, check=c)
+        if t == "leg-ended":
+            return replace(state, results=state.results + (event["solved"],), route=None)
+        if t == "voyage-ended":
+            return replace(state, over=True)
+        return state
+
+    def is_over(self, state: State) -> bool:
+        return state.over
+
+    # -- queries -----------------------------------------------------------------
+    def candidates(self, state: State) -> list[str]:
+        return candidates(self.deck.all, state.clues())
+
+    def query(self, state: State, command: Command, phrases: Phrasebook) -> list[str]:
+        if command.intent == "candidates":
+            return [phrases.say("cc-candidates-count", n=len(self.candidates(state)))]
+        if command.intent == "read candidates":
+            found = [" ".join(r) for r in self.candidates(state)]
+            return [phrases.say("cc-candidates-read", n=len(found), routes=phrases.join(found))]
+        if command.intent == "status":
+            return [self._status(state, phrases)]
+        if command.intent == "help":
+            key = "cc-help-human" if state.human else "cc-help"
+            return [phrases.say(key)]
+        if command.intent == "read rules":
+            return [phrases.say("cc-rules")]
+        return super().query(state, command, phrases)
+
+    def _status(self, state: State, phrases: Phrasebook) -> str:
+        if state.over:
+            return phrases.say("cc-status-over", solved=sum(state.results), legs=LEGS)
+        check = ("cc-check-none" if not state.has_check else
+                 "cc-check-spent" if state.check else "cc-check-ready")
+        return phrases.say(
+            "cc-status", leg=state.leg, legs=LEGS, guess=state.guess, guesses=state.max_guesses,
+            captain=state.name(state.captain), check=phrases.say(check),
+            n=len(self.candidates(state)), solved=sum(state.results))
+
+    # -- announcements -----------------------------------------------------------
+    def announce(self, state: State, event: Event, phrases: Phrasebook) -> list[str]:
+        t = event.type
+        if t == "captain-named":
+            if event["guess"] == 1:
+                key = "cc-leg-human" if state.human else "cc-leg-machine"
+                return [phrases.say(key, leg=event["leg"], legs=LEGS, keeper=state.name(state.keeper),
+                                    captain=state.name(event["seat"]), guesses=state.max_guesses)]
+            return [phrases.say("cc-next-captain", guess=event["guess"], guesses=state.max_guesses,
+                                captain=state.name(event["seat"]))]
+        if t == "guess-sent":
+            return [phrases.say("cc-guess-sent", guess=event["guess"], route=" ".join(event["route"]),
+                                keeper=state.name(state.keeper))]
+        if t == "guess-scored":
+            key = "cc-guess-corrected" if event["corrected"] else "cc-guess-scored"
+            return [phrases.say(key, guess=event["guess"], route=" ".join(event["route"]),
+                                anchors=event["anchors"], clockwise=event["clockwise"])]
+        if t == "bearing-checked":
+            key = "cc-check-yes" if event["answer"] else "cc-check-no"
+            return [phrases.say(key, direction=event["direction"], position=event["position"])]
+        if t == "leg-ended":
+            if event["solved"]:
+                return [phrases.say("cc-leg-solved", leg=event["leg"], route=" ".join(event["route"]))]
+            return [phrases.say("cc-leg-failed", leg=event["leg"], route=" ".join(event["route"]))]
+        if t == "voyage-ended":
+            return [phrases.say(f"cc-voyage-{event['outcome']}", solved=event["solved_legs"], legs=LEGS)]
+        return []
+
+    def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
+        t = event.type
+        if t == "leg-started":
+            return phrases.say("cc-private-route", leg=event["leg"], route=" ".join(event["route"]),
+                               card=event["card"])
+        if t == "guess-marked":
+            return phrases.say("cc-private-marks", guess=event["guess"], route=" ".join(event["route"]),
+                               marks=event["marks"])
+        if t == "feedback-flagged":
+            assert state.route is not None and state.pending is not None
+            return phrases.say("cc-private-recount", guess=event["guess"], anchors=event["anchors"],
+                               clockwise=event["clockwise"], marks=marks(state.pending, state.route))
+        return None

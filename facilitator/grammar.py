@@ -1,0 +1,442 @@
+"""Spoken and typed commands as data: one parser for text, recognizers and the demo.
+
+A game's grammar is ``grammars/common.toml`` plus ``grammars/GAME.toml``.  Each
+file has ``[lists.NAME]`` (slot values and the phrases that name them),
+``[[commands]]`` (an intent, its canonical ``output`` and the templates that say
+it) and ``[responses]`` (what the assistant says; see ``phrases.py``).
+
+* ``say`` templates are spoken or typed; ``type`` templates are typed only.
+* A list has ``spoken`` phrases per value, ``typed`` extras (digits, letters),
+  or a ``pattern`` (a regular expression, typed only), or ``wildcard = true``
+  (free text, typed only unless phrases are passed in at run time).
+* Runtime lists (player names, catalogue names) are passed per call.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from . import template as t
+from .errors import GrammarError
+from .paths import grammars_dir
+
+RuntimeLists = Mapping[str, Mapping[str, Iterable[str]]]
+
+
+class _ListModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    spoken: dict[str, list[str]] = {}
+    typed: dict[str, list[str]] = {}
+    pattern: str | None = None
+    transform: Literal["upper", "lower", "none"] = "none"
+    wildcard: bool = False
+
+
+class _CommandModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    intent: str
+    output: str
+    say: list[str] = []
+    type: list[str] = []
+    confirm: bool = False
+
+
+class _FileModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    lists: dict[str, _ListModel] = {}
+    commands: list[_CommandModel] = []
+    responses: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command: its intent, slot values and canonical form."""
+
+    intent: str
+    canonical: str
+    slots: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+    @property
+    def args(self) -> list[str]:
+        """The canonical form's words after the command word."""
+        return self.canonical.split()[1:]
+
+
+@dataclass(frozen=True)
+class NotRecognized:
+    """What the parser returns for words it cannot turn into a command."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class WordList:
+    name: str
+    spoken: dict[str, tuple[str, ...]]
+    typed: dict[str, tuple[str, ...]]
+    pattern: str | None = None
+    transform: str = "none"
+    wildcard: bool = False
+
+    def with_runtime(self, values: Mapping[str, Iterable[str]]) -> WordList:
+        spoken = {v: tuple(normalize(p).lower() for p in phrases) for v, phrases in values.items()}
+        return WordList(self.name, spoken, self.typed, self.pattern, self.transform, self.wildcard)
+
+    def regex(self, typed: bool) -> str:
+        phrases = [(p, v) for v, ps in self.spoken.items() for p in ps]
+        if typed:
+            phrases += [(p, v) for v, ps in self.typed.items() for p in ps]
+        alts = sorted({p for p, _ in phrases}, key=len, reverse=True)
+        parts = [r"\ ".join(re.escape(w) for w in p.split()) for p in alts]
+        if typed and self.pattern:
+            parts.append(f"(?:{self.pattern})")
+        if typed and self.wildcard:
+            parts.append(r"\S.*?")
+        if not parts:
+            return r"(?!)"
+        return "|".join(parts)
+
+    def value_of(self, phrase: str) -> str:
+        key = " ".join(phrase.lower().split())
+        for table in (self.spoken, self.typed):
+            for value, phrases in table.items():
+                if key in phrases:
+                    return value
+        if self.transform == "upper":
+            return phrase.upper()
+        if self.transform == "lower":
+            return phrase.lower()
+        return phrase
+
+
+@dataclass(frozen=True)
+class Form:
+    intent: str
+    output: str
+    tree: t.Seq
+    source: str
+    typed_only: bool
+    confirm: bool
+
+    @cached_property
+    def slot_names(self) -> set[str]:
+        return {s.name for s in t.slots(self.tree)}
+
+
+def normalize(text: str) -> str:
+    """Fold what people type or recognizers produce into matchable words.
+
+    Case is kept (free-text slots keep it); punctuation other than hyphens and
+    apostrophes inside words becomes space; whitespace collapses.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"[^\w\s'\-]", " ", text)
+    text = re.sub(r"(?<!\w)['\-]+|['\-]+(?!\w)", " ", text)
+    return " ".join(text.split())
+
+
+class Grammar:
+    """The merged grammar of one game: parse, render, export."""
+
+    def __init__(self, files: list[tuple[str, _FileModel]]) -> None:
+        self.lists: dict[str, WordList] = {}
+        self.forms: list[Form] = []
+        self.responses: dict[str, str] = {}
+        self.confirmed: set[str] = set()
+        self.intents: list[str] = []
+        self.common_intents: set[str] = set()
+        # game files first so that a game's phrasing wins over the common one
+        for name, model in reversed(files):
+            for list_name, lst in model.lists.items():
+                self.lists[list_name] = WordList(
+                    list_name,
+                    {v: tuple(" ".join(p.lower().split()) for p in ps) for v, ps in lst.spoken.items()},
+                    {v: tuple(" ".join(p.lower().split()) for p in ps) for v, ps in lst.typed.items()},
+                    lst.pattern,
+                    lst.transform,
+                    lst.wildcard,
+                )
+        for name, model in files:
+            for key, text in model.responses.items():
+                self.responses.setdefault(key, text)
+        for name, model in files:
+            for index, cmd in enumerate(model.commands):
+                entry = f"command {index + 1} ({cmd.intent})"
+                if cmd.intent not in self.intents:
+                    self.intents.append(cmd.intent)
+                if name.endswith("/common.toml"):
+                    self.common_intents.add(cmd.intent)
+                if cmd.confirm:
+                    self.confirmed.add(cmd.intent)
+                if not cmd.say and not cmd.type:
+                    raise GrammarError(name, entry, "has neither say nor type templates")
+                for source, typed_only in [(s, False) for s in cmd.say] + [(s, True) for s in cmd.type]:
+                    try:
+                        tree = t.parse(source)
+                    except t.TemplateSyntaxError as exc:
+                        raise GrammarError(name, entry, str(exc)) from None
+                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, cmd.confirm)
+                    self._check_form(name, entry, form)
+                    self.forms.append(form)
+        self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}
+
+    def _check_form(self, file: str, entry: str, form: Form) -> None:
+        for slot in t.slots(form.tree):
+            if slot.list not in self.lists:
+                raise GrammarError(file, entry, f"{form.source!r} names unknown list {slot.list!r}")
+        wanted = set(re.findall(r"\{(\w+)\}", form.output))
+        if wanted != form.slot_names:
+            raise GrammarError(
+                file, entry, f"{form.source!r} fills {sorted(form.slot_names)}, output needs {sorted(wanted)}"
+            )
+
+    # -- parsing -----------------------------------------------------------
+    def parse(
+        self,
+        text: str,
+        *,
+        lists: RuntimeLists | None = None,
+        intents: Iterable[str] | None = None,
+        typed: bool = True,
+    ) -> Command | NotRecognized:
+        """Turn an utterance into a command, or ``NotRecognized``.
+
+        ``intents`` narrows to the commands legal now; ``typed=False`` accepts only
+        what can be spoken (what a recognizer can return).
+        """
+        norm = normalize(text)
+        if not norm:
+            return NotRecognized(text)
+        allowed = set(intents) if intents is not None else None
+        for form, regex, groups in self._compiled(lists):
+            if allowed is not None and form.intent not in allowed:
+                continue
+            if form.typed_only and not typed:
+                continue
+            m = regex.fullmatch(" " + norm)
+            if not m:
+                continue
+            values: dict[str, str] = {}
+            for group, spec in groups.items():
+                got = m.group(group)
+                if got is None:
+                    continue
+                list_name, slot = spec.split("/")
+                values[slot] = self._list(list_name, lists).value_of(got)
+            canonical = form.output.format(**values)
+            return Command(form.intent, canonical, values, text)
+        return NotRecognized(text)
+
+    def _list(self, name: str, lists: RuntimeLists | None) -> WordList:
+        base = self.lists[name]
+        if lists and name in lists:
+            return base.with_runtime(lists[name])
+        return base
+
+    def _compiled(self, lists: RuntimeLists | None) -> list[tuple[Form, re.Pattern[str], dict[str, str]]]:
+        key = None if not lists else tuple(
+            sorted((n, tuple(sorted((v, tuple(ps)) for v, ps in vals.items()))) for n, vals in lists.items())
+        )
+        if key not in self._cache:
+            if len(self._cache) > 16:
+                self._cache.clear()
+            compiled = []
+            for form in self.forms:
+                groups: dict[str, str] = {}
+                pattern = self._regex(form.tree, groups, lists, typed=True)
+                compiled.append((form, re.compile(pattern, re.IGNORECASE), groups))
+            self._cache[key] = compiled
+        return self._cache[key]
+
+    def _regex(self, node: t.Node, groups: dict[str, str], lists: RuntimeLists | None, typed: bool) -> str:
+        if isinstance(node, t.Word):
+            return r"\ " + re.escape(node.text)
+        if isinstance(node, t.Slot):
+            group = f"g{len(groups)}"
+            groups[group] = f"{node.list}/{node.name}"
+            return rf"\ (?P<{group}>{self._list(node.list, lists).regex(typed)})"
+        if isinstance(node, t.Seq):
+            return "".join(self._regex(item, groups, lists, typed) for item in node.items)
+        assert isinstance(node, t.Alt)
+        body = "|".join(self._regex(o, groups, lists, typed) for o in node.options)
+        return f"(?:{body})" + ("?" if node.optional else "")
+
+    # -- rendering ---------------------------------------------------------
+    def render(self, canonical: str, *, lists: RuntimeLists | None = None) -> str | None:
+        """The first spoken phrase for a canonical command, or None if none can say it."""
+        for form in self.forms:
+            if form.typed_only:
+                continue
+            values = self._invert(form, canonical, lists)
+            if values is None:
+                continue
+            phrase = self._say(form.tree, values, lists)
+            if phrase is not None:
+                return " ".join(phrase.split())
+        return None
+
+    def _invert(self, form: Form, canonical: str, lists: RuntimeLists | None) -> dict[str, str] | None:
+        parts = re.split(r"(\{\w+\})", form.output)
+        slot_lists = {s.name: s.list for s in t.slots(form.tree)}
+        pattern = ""
+        for part in parts:
+            m = re.fullmatch(r"\{(\w+)\}", part)
+            if m:
+                lst = self._list(slot_lists[m.group(1)], lists)
+                values = sorted(set(lst.spoken), key=len, reverse=True)
+                if not values:
+                    return None
+                pattern += f"(?P<{m.group(1)}>" + "|".join(re.escape(v) for v in values) + ")"
+            else:
+                pattern += re.escape(part)
+        found = re.fullmatch(pattern, canonical.strip(), re.IGNORECASE)
+        if not found:
+            return None
+        out = {}
+        for name, got in found.groupdict().items():
+            lst = self._list(slot_lists[name], lists)
+            out[name] = next(v for v in lst.spoken if v.lower() == got.lower())
+        return out
+
+    def _say(self, node: t.Node, values: dict[str, str], lists: RuntimeLists | None) -> str | None:
+        if isinstance(node, t.Word):
+            return node.text
+        if isinstance(node, t.Slot):
+            phrases = self._list(node.list, lists).spoken.get(values.get(node.name, ""), ())
+            return phrases[0] if phrases else None
+        if isinstance(node, t.Seq):
+            said = [self._say(item, values, lists) for item in node.items]
+            return None if any(s is None for s in said) else " ".join(s for s in said if s)
+        assert isinstance(node, t.Alt)
+        if node.optional and not t.slots(node):
+            return ""
+        for option in node.options:
+            if {s.name for s in t.slots(option)} >= {s.name for s in t.slots(node)}:
+                said = self._say(option, values, lists)
+                if said is not None:
+                    return said
+        return "" if node.optional else None
+
+    # -- export --------------------------------------------------------------
+    def jsgf(self, *, intents: Iterable[str] | None = None, lists: RuntimeLists | None = None,
+             name: str = "facilitator") -> str:
+        """A JSGF grammar of the spoken forms (of ``intents`` if given)."""
+        allowed = set(intents) if intents is not None else None
+        rules: dict[str, str] = {}
+        bodies = []
+        for form in self.forms:
+            if form.typed_only or (allowed is not None and form.intent not in allowed):
+                continue
+            body = self._jsgf(form.tree, rules, lists)
+            if body is not None:
+                bodies.append(body)
+        if not bodies:
+            raise GrammarError("grammars", None, "no spoken command to build a grammar from")
+        out = ["#JSGF V1.0;", f"grammar {name};", "public <command> = " + " | ".join(f"( {b} )" for b in bodies) + ";"]
+        out += [f"<{rule}> = {body};" for rule, body in sorted(rules.items())]
+        return "\n".join(out) + "\n"
+
+    def _jsgf(self, node: t.Node, rules: dict[str, str], lists: RuntimeLists | None) -> str | None:
+        if isinstance(node, t.Word):
+            return node.text.lower()
+        if isinstance(node, t.Slot):
+            lst = self._list(node.list, lists)
+            phrases = sorted({p for ps in lst.spoken.values() for p in ps})
+            if not phrases:
+                return None
+            rule = "l_" + node.list.replace("-", "_")
+            rules[rule] = " | ".join(phrases)
+            return f"<{rule}>"
+        if isinstance(node, t.Seq):
+            parts = [self._jsgf(item, rules, lists) for item in node.items]
+            if any(p is None for p in parts):
+                return None
+            return " ".join(p for p in parts if p)
+        assert isinstance(node, t.Alt)
+        options = [o for o in (self._jsgf(opt, rules, lists) for opt in node.options) if o is not None]
+        if not options:
+            return None if not node.optional else ""
+        inner = " | ".join(options)
+        return f"[ {inner} ]" if node.optional else f"( {inner} )"
+
+    def spoken_phrases(self, *, intents: Iterable[str] | None = None,
+                       lists: RuntimeLists | None = None) -> list[str]:
+        """Every phrase a recognizer may return (for Vosk's phrase list)."""
+        allowed = set(intents) if intents is not None else None
+        out: list[str] = []
+        for form in self.forms:
+            if form.typed_only or (allowed is not None and form.intent not in allowed):
+                continue
+            out.extend(self._expand(form.tree, lists))
+        return sorted(set(" ".join(p.split()) for p in out))
+
+    def _expand(self, node: t.Node, lists: RuntimeLists | None) -> list[str]:
+        if isinstance(node, t.Word):
+            return [node.text.lower()]
+        if isinstance(node, t.Slot):
+            return sorted({p for ps in self._list(node.list, lists).spoken.values() for p in ps})
+        if isinstance(node, t.Seq):
+            acc = [""]
+            for item in node.items:
+                acc = [f"{a} {b}" for a in acc for b in self._expand(item, lists)]
+            return acc
+        assert isinstance(node, t.Alt)
+        out = [p for opt in node.options for p in self._expand(opt, lists)]
+        return out + ([""] if node.optional else [])
+
+    def vocabulary(self, *, lists: RuntimeLists | None = None) -> set[str]:
+        """Every word the spoken forms can use."""
+        words: set[str] = set()
+        for form in self.forms:
+            if form.typed_only:
+                continue
+            words.update(w.lower() for w in t.words(form.tree))
+            for slot in t.slots(form.tree):
+                for ps in self._list(slot.list, lists).spoken.values():
+                    for p in ps:
+                        words.update(p.split())
+        return words
+
+
+def _load_file(path: Path) -> _FileModel:
+    name = f"grammars/{path.name}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GrammarError(name, None, "file is missing") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise GrammarError(name, None, f"not valid TOML: {exc}") from None
+    try:
+        return _FileModel.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise GrammarError(name, where, err["msg"].lower()) from None
+
+
+_loaded: dict[tuple[str, str], Grammar] = {}
+
+
+def load_grammar(game: str | None, directory: Path | None = None) -> Grammar:
+    """The common grammar plus ``game``'s (None: every game's, for ``recognize``)."""
+    directory = directory or grammars_dir()
+    key = (str(directory), game or "*")
+    if key not in _loaded:
+        if game is None:
+            names = sorted(p.stem for p in directory.glob("*.toml") if p.stem != "common")
+        else:
+            names = [game]
+        files = [(f"grammars/{n}.toml", _load_file(directory / f"{n}.toml")) for n in names]
+        files.append(("grammars/common.toml", _load_file(directory / "common.toml")))
+        _loaded[key] = Grammar(files)
+    return _loaded[key]

@@ -1,0 +1,40 @@
+"""Where the project's data lives: grammars, content, audio, and the table's data directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _shipped(name: str) -> Path:
+    """``name`` beside the package in a checkout, or inside an installed wheel."""
+    for candidate in (_PACKAGE.parent / name, _PACKAGE / "_data" / name):
+        if candidate.is_dir():
+            return candidate
+    return _PACKAGE.parent / name
+
+
+def grammars_dir() -> Path:
+    return Path(os.environ.get("FACILITATOR_GRAMMARS_DIR") or _shipped("grammars"))
+
+
+def content_dir() -> Path:
+    return Path(os.environ.get("FACILITATOR_CONTENT_DIR") or _shipped("content"))
+
+
+def audio_dir() -> Path:
+    return _shipped("audio")
+
+
+def data_dir(explicit: str | Path | None = None) -> Path:
+    """``--data-dir``, else ``$FACILITATOR_DATA_DIR``, else the platform's user data dir."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("FACILITATOR_DATA_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("facilitator", appauthor=False))

@@ -1,0 +1,52 @@
+"""What the assistant says, rendered from the ``[responses]`` of the grammar files.
+
+A response is text with fields: ``{name}`` inserts a value, ``{n|anchor|anchors}``
+inserts a count with the singular or plural word ("1 anchor", "2 anchors").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import GrammarError
+
+_FIELD = re.compile(r"\{(\w+)(?:\|([^|{}]*)\|([^|{}]*))?\}")
+
+
+class Phrasebook:
+    """Renders response keys; a missing key or field is a grammar error, not a crash."""
+
+    def __init__(self, responses: Mapping[str, str]) -> None:
+        self.responses = dict(responses)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.responses
+
+    def say(self, key: str, **fields: Any) -> str:
+        try:
+            text = self.responses[key]
+        except KeyError:
+            raise GrammarError("grammars", f"responses.{key}", "response is missing") from None
+
+        def fill(m: re.Match[str]) -> str:
+            name, one, many = m.groups()
+            if name not in fields:
+                raise GrammarError("grammars", f"responses.{key}", f"needs field {name!r}")
+            value = fields[name]
+            if one is None:
+                return str(value)
+            word = one if value == 1 else many
+            return f"{value} {word}"
+
+        return _FIELD.sub(fill, text)
+
+    def join(self, items: Sequence[str]) -> str:
+        """``a, b and c`` with the grammar's own joining words."""
+        items = list(items)
+        if not items:
+            return self.say("list-empty")
+        if len(items) == 1:
+            return items[0]
+        return self.say("list-join", head=", ".join(items[:-1]), last=items[-1])

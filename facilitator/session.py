@@ -1,0 +1,192 @@
+"""One game at one table: parse a line, apply it, log it, then announce it.
+
+The same session serves typed lines, the voice loop and (later) screen buttons.
+Order of work for every accepted command (invariant 3): decide the events, append
+and fsync them to the log, fold them into the state, and only then announce.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import IllegalCommandError, LogError, OptionsError
+from .events import Event, rejected
+from .games import Referee, find_game
+from .grammar import Command, Grammar, NotRecognized, load_grammar
+from .log import EventLog, write_private
+from .phrases import Phrasebook
+
+MAX_UTTERANCE = 300
+#: intents the session answers itself, whatever the game
+CONTROLS = frozenset({"louder", "softer", "slower", "faster", "stop listening", "start listening"})
+CONFIRMATIONS = frozenset({"yes", "no", "cancel"})
+LOBBY = frozenset({"new game", "resume"})
+
+
+@dataclass
+class Reply:
+    """What one line produced: public sentences, private lines, logged lines."""
+
+    public: list[str] = field(default_factory=list)
+    private: list[dict[str, Any]] = field(default_factory=list)
+    logged: list[dict[str, Any]] = field(default_factory=list)
+    command: Command | None = None
+    accepted: bool = False
+    quit: bool = False
+
+
+class Session:
+    def __init__(self, referee: Referee[Any], grammar: Grammar, log: EventLog, state: Any,
+                 seed: int, private_path: Path | None = None) -> None:
+        self.referee = referee
+        self.grammar = grammar
+        self.phrases = Phrasebook(grammar.responses)
+        self.log = log
+        self.state = state
+        self.seed = seed
+        self.private_path = private_path
+        self.last_public: list[str] = []
+
+    # -- starting ----------------------------------------------------------------
+    @classmethod
+    def start(cls, game: str, *, players: int | None = None, names: list[str] | None = None,
+              seed: int | None = None, options: dict[str, Any] | None = None,
+              log_path: Path | None = None, private_path: Path | None = None) -> tuple[Session, Reply]:
+        referee = find_game(game)
+        grammar = load_grammar(referee.name)
+        phrases = Phrasebook(grammar.responses)
+        if names and players is not None and players != len(names):
+            raise OptionsError(f"--players {players} conflicts with {len(names)} names")
+        count = len(names) if names else (players if players is not None else referee.default_players)
+        if not referee.min_players <= count <= referee.max_players:
+            raise OptionsError(
+                f"{referee.name} takes {referee.min_players} to {referee.max_players} players, not {count}")
+        names = names or [phrases.say("seat-name", seat=s) for s in range(1, count + 1)]
+        options = dict(options or {})
+        referee.check_options(options, count)
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        started = Event("game-started", {"game": referee.name, "seed": seed, "players": count,
+                                         "names": names, "options": options})
+        log = EventLog(log_path)
+        session = cls(referee, grammar, log, referee.initial(started), seed, private_path)
+        events = [started] + referee.setup(session.state, session._rng())
+        reply = Reply(accepted=True)
+        session._commit(events[1:], reply, first=started)
+        return session, reply
+
+    @classmethod
+    def resume(cls, log_path: Path, private_path: Path | None = None,
+               game: str | None = None) -> tuple[Session, Reply, list[str]]:
+        log, contents = EventLog.resume(log_path)
+        started = contents.events[0]
+        name = started.get("game")
+        try:
+            referee = find_game(str(name))
+        except ValueError:
+            raise LogError(f"log {str(log_path)!r} is of an unknown game {name!r}") from None
+        if game is not None and find_game(game).name != referee.name:
+            raise LogError(f"log {str(log_path)!r} is a {referee.name} game, not {game}")
+        try:
+            state = referee.replay(contents.events)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
+        if referee.is_over(state):
+            raise LogError(f"the game in {str(log_path)!r} is over; nothing to resume")
+        session = cls(referee, load_grammar(referee.name), log, state, int(started["seed"]), private_path)
+        status = referee.query(state, Command("status", "status"), session.phrases)
+        reply = Reply(public=[session.phrases.say("game-resumed"), *status], accepted=True)
+        session.last_public = reply.public
+        return session, reply, contents.notes
+
+    # -- one line ------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return bool(self.referee.is_over(self.state))
+
+    def parse(self, text: str, *, typed: bool = True, narrow: bool = False) -> Command | NotRecognized:
+        """Parse ``text``; ``narrow`` keeps only what is legal now plus the table controls."""
+        return self.grammar.parse(text, lists=self.referee.runtime_lists(self.state),
+                                  intents=self.legal_intents() if narrow else None, typed=typed)
+
+    def legal_intents(self) -> set[str]:
+        """The game's commands that could be legal now, plus every common one."""
+        return self.referee.legal_intents(self.state) | self.grammar.common_intents
+
+    def handle(self, text: str) -> Reply:
+        """A typed line: parse it and apply it (typed commands are not confirmed)."""
+        if len(text) > MAX_UTTERANCE:
+            return self.reject(text, "too-long", "utterance too long")
+        command = self.parse(text)
+        if isinstance(command, NotRecognized):
+            return self.reject(text, "say-again", "not understood")
+        return self.execute(command)
+
+    def execute(self, command: Command) -> Reply:
+        """Apply a parsed (and, by voice, confirmed) command."""
+        intent = command.intent
+        if intent == "repeat":
+            lines = self.last_public or [self.phrases.say("nothing-to-repeat")]
+            return Reply(public=list(lines), command=command)
+        if intent in CONTROLS:
+            return self._answer(command, [self.phrases.say("voice-only")])
+        if intent == "quit":
+            return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
+        if intent in CONFIRMATIONS:
+            return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
+        if intent in LOBBY:
+            return self.reject(command.text, "not-now", f"{intent!r} is for the lobby", command)
+        if intent in self.referee.queries:
+            try:
+                return self._answer(command, self.referee.query(self.state, command, self.phrases))
+            except IllegalCommandError as exc:
+                return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
+        try:
+            events = self.referee.decide(self.state, command, self._rng())
+        except IllegalCommandError as exc:
+            return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
+        reply = Reply(command=command, accepted=True)
+        self._commit(events, reply)
+        return reply
+
+    def reject(self, text: str, key: str, reason: str, command: Command | None = None,
+               **fields: Any) -> Reply:
+        """Log one ``command-rejected`` and say why; nothing else changes."""
+        shown = text if len(text) <= MAX_UTTERANCE else text[:MAX_UTTERANCE] + "…"
+        sentence = self.phrases.say(key, **fields)
+        reply = Reply(command=command)
+        reply.logged = self.log.append([rejected(shown, reason)])
+        reply.public = [sentence]
+        self.last_public = reply.public
+        return reply
+
+    # -- internals -----------------------------------------------------------------
+    def _answer(self, command: Command, lines: list[str]) -> Reply:
+        self.last_public = lines
+        return Reply(public=lines, command=command)
+
+    def _rng(self) -> random.Random:
+        # a fresh generator per decision, derived from the seed and the log position,
+        # so a resumed game draws exactly what the uninterrupted one would have
+        return random.Random(f"{self.seed}:{self.log.next_seq}")
+
+    def _commit(self, events: list[Event], reply: Reply, first: Event | None = None) -> None:
+        batch = ([first] if first else []) + events
+        reply.logged = self.log.append(batch)            # fsynced before anything is said
+        for event, line in zip(batch, reply.logged):
+            if event is first:
+                continue
+            self.state = self.referee.evolve(self.state, event)
+            if event.public:
+                reply.public.extend(self.referee.announce(self.state, event, self.phrases))
+            else:
+                text = self.referee.private_text(self.state, event, self.phrases)
+                if text is not None:
+                    reply.private.append({**line, "text": text})
+        if self.private_path is not None:
+            write_private(self.private_path, reply.private)
+        if reply.public:
+            self.last_public = list(reply.public)
