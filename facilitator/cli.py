@@ -30,6 +30,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")
     play.add_argument("--routes", help="compass-code: three routes (ESNW,NESW,WSEN); lantern-links: card numbers")
+    play.add_argument("--pool", action="store_true", default=None, help="lantern-links: shared-pool variant")
+    play.add_argument("--packets", help="two-windows: six packet numbers (1,8,13,4,17,10)")
+    play.add_argument("--practice", action="store_true", default=None,
+                      help="two-windows: one round on the practice catalogue")
+    play.add_argument("--extra", type=int, help="clover: extra cards at resolution, 1 to 4")
 
     content = sub.add_parser("content", help="check the decks in content/")
     content_sub = content.add_subparsers(dest="action", metavar="ACTION")
@@ -41,20 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+GAME_FLAGS = ("mode", "keeper", "routes", "pool", "packets", "practice", "extra")
+
+
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """Game options from the flags, as recorded in ``game-started``."""
-    game = find_game(args.game).name
-    opts: dict[str, Any] = {}
-    if game == "compass-code":
-        opts["mode"] = args.mode or "standard"
-        opts["keeper"] = args.keeper or "machine"
-        if args.routes:
-            opts["routes"] = [r.strip().upper() for r in args.routes.split(",") if r.strip()]
-    else:
-        for flag in ("mode", "keeper"):
-            if getattr(args, flag):
-                raise OptionsError(f"--{flag} is for compass-code only")
-    return opts
+    """Game options from the flags, as the game records them in ``game-started``."""
+    flags = {f: getattr(args, f) for f in GAME_FLAGS if getattr(args, f) is not None}
+    return find_game(args.game).parse_options(flags)
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -70,7 +68,7 @@ def _play(args: argparse.Namespace) -> int:
     if args.resume:
         if args.log and args.log != args.resume:
             raise OptionsError("--resume continues its own log; leave out --log")
-        for flag in ("players", "names", "seed", "mode", "keeper", "routes"):
+        for flag in ("players", "names", "seed", *GAME_FLAGS):
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
         session, reply, notes = Session.resume(args.resume, args.private, game=args.game)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from ..errors import IllegalCommandError
+from ..errors import IllegalCommandError, OptionsError
 from ..events import Event
 from ..grammar import Command, RuntimeLists
 from ..phrases import Phrasebook
@@ -36,6 +36,13 @@ class Referee(Generic[S]):
     default_players: int = 4
     #: intents that only ask (they change nothing and log nothing)
     queries: frozenset[str] = frozenset()
+
+    def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
+        """Options from command-line flags (``mode``, ``routes``...); ``OptionsError`` for
+        a flag this game does not take.  The result is logged in ``game-started``."""
+        if flags:
+            raise OptionsError(f"--{sorted(flags)[0]} is not an option of {self.name}")
+        return {}
 
     def check_options(self, options: Mapping[str, Any], players: int) -> None:
         """Raise ``OptionsError`` for options this game cannot start with."""

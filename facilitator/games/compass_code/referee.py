@@ -105,6 +105,16 @@ class CompassCode(Referee[State]):
         return self._deck
 
     # -- setup ---------------------------------------------------------------
+    def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
+        other = set(flags) - {"mode", "keeper", "routes"}
+        if other:
+            raise OptionsError(f"--{sorted(other)[0]} is not an option of compass-code")
+        opts: dict[str, Any] = {"mode": flags.get("mode", "standard"),
+                                "keeper": flags.get("keeper", "machine")}
+        if flags.get("routes"):
+            opts["routes"] = [r.strip().upper() for r in str(flags["routes"]).split(",") if r.strip()]
+        return opts
+
     def check_options(self, options: Mapping[str, Any], players: int) -> None:
         if options.get("mode", "standard") not in MODES:
             raise OptionsError(f"unknown mode {options.get('mode')!r}: standard, gentle or tight")

@@ -1,0 +1,101 @@
+"""The speech pipeline's small interfaces, shared by the real parts and the test fakes.
+
+Audio inside the project is always 16 kHz mono signed 16-bit little-endian PCM.
+
+::
+
+    AudioSource.frames() -> Frame ...   (mic via sounddevice, or a WAV file)
+      -> Endpointer (VAD) -> Segment    (one utterance, with its stream times)
+      -> Recognizer.decode(segment.pcm, RecognitionGrammar) -> Hypothesis | None
+      -> Session.parse(text, typed=False, narrow=True) -> Command | NotRecognized
+      -> confirmation gate -> Session.execute(command) -> Reply
+      -> Speaker.speak(sentence)  (captions printed too)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+SAMPLE_RATE = 16_000
+SAMPLE_WIDTH = 2  # bytes, signed 16-bit little-endian
+FRAME_MS = 30
+FRAME_BYTES = SAMPLE_RATE * FRAME_MS // 1000 * SAMPLE_WIDTH
+
+
+@dataclass(frozen=True)
+class Frame:
+    """``FRAME_MS`` of audio starting ``t`` seconds into the stream."""
+
+    pcm: bytes
+    t: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One endpointed utterance: ``start``/``end`` are stream seconds of the voiced part."""
+
+    pcm: bytes
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """What a recognizer heard; ``score`` is engine-specific (higher is better), if any."""
+
+    text: str
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class RecognitionGrammar:
+    """One decoding grammar, built from ``grammars/`` for the current state.
+
+    ``jsgf`` for pocketsphinx, ``phrases`` (every full phrase) for Vosk,
+    ``words`` the vocabulary (to check against a dictionary), ``key`` a cache key.
+    """
+
+    jsgf: str
+    phrases: tuple[str, ...]
+    words: frozenset[str]
+    key: str = ""
+
+
+class Recognizer(Protocol):
+    name: str
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        """Decode one utterance under ``grammar``; None when nothing in it was heard."""
+        ...
+
+
+class AudioSource(Protocol):
+    def frames(self) -> Iterator[Frame]:
+        """Frames until the source ends (a file) or forever (a microphone)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Speaker(Protocol):
+    def speak(self, text: str) -> float:
+        """Say ``text`` (blocking until played); return its duration in seconds."""
+        ...
+
+    def earcon(self, name: str) -> None:
+        """Play a short sound: ``listening``, ``understood`` or ``not-understood``."""
+        ...
+
+
+@dataclass
+class VoiceSettings:
+    """Speech-out settings; rate in words per minute, volume 0.0-1.0."""
+
+    rate_wpm: int = 165
+    volume: float = 0.9
+    voice: str | None = None
+    deaf_after_speech_seconds: float = 0.3
+    confirm_timeout_seconds: float = 8.0
+    extra: dict[str, str] = field(default_factory=dict)
