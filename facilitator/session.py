@@ -19,6 +19,7 @@ from .games import Referee, find_game
 from .grammar import Command, Grammar, NotRecognized, load_grammar
 from .log import EventLog, write_private
 from .phrases import Phrasebook
+from .table_data import TableData
 
 MAX_UTTERANCE = 300
 #: intents the session answers itself, whatever the game
@@ -41,7 +42,7 @@ class Reply:
 
 class Session:
     def __init__(self, referee: Referee[Any], grammar: Grammar, log: EventLog, state: Any,
-                 seed: int, private_path: Path | None = None) -> None:
+                 seed: int, private_path: Path | None = None, table: TableData | None = None) -> None:
         self.referee = referee
         self.grammar = grammar
         self.phrases = Phrasebook(grammar.responses)
@@ -50,12 +51,14 @@ class Session:
         self.seed = seed
         self.private_path = private_path
         self.last_public: list[str] = []
+        self.table = table or TableData()
 
     # -- starting ----------------------------------------------------------------
     @classmethod
     def start(cls, game: str, *, players: int | None = None, names: list[str] | None = None,
               seed: int | None = None, options: dict[str, Any] | None = None,
-              log_path: Path | None = None, private_path: Path | None = None) -> tuple[Session, Reply]:
+              log_path: Path | None = None, private_path: Path | None = None,
+              table: TableData | None = None) -> tuple[Session, Reply]:
         referee = find_game(game)
         grammar = load_grammar(referee.name)
         phrases = Phrasebook(grammar.responses)
@@ -66,21 +69,22 @@ class Session:
             raise OptionsError(
                 f"{referee.name} takes {referee.min_players} to {referee.max_players} players, not {count}")
         names = names or [phrases.say("seat-name", seat=s) for s in range(1, count + 1)]
-        options = dict(options or {})
+        table = table or TableData()
+        options = referee.prepare_options(dict(options or {}), table.read(referee.name))
         referee.check_options(options, count)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         started = Event("game-started", {"game": referee.name, "seed": seed, "players": count,
                                          "names": names, "options": options})
         log = EventLog(log_path)
-        session = cls(referee, grammar, log, referee.initial(started), seed, private_path)
+        session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table)
         events = [started] + referee.setup(session.state, session._rng())
         reply = Reply(accepted=True)
         session._commit(events[1:], reply, first=started)
         return session, reply
 
     @classmethod
-    def resume(cls, log_path: Path, private_path: Path | None = None,
-               game: str | None = None) -> tuple[Session, Reply, list[str]]:
+    def resume(cls, log_path: Path, private_path: Path | None = None, game: str | None = None,
+               table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
         log, contents = EventLog.resume(log_path)
         started = contents.events[0]
         name = started.get("game")
@@ -96,7 +100,9 @@ class Session:
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
         if referee.is_over(state):
             raise LogError(f"the game in {str(log_path)!r} is over; nothing to resume")
-        session = cls(referee, load_grammar(referee.name), log, state, int(started["seed"]), private_path)
+        session = cls(referee, load_grammar(referee.name), log, state, int(started["seed"]),
+                      private_path, table)
+        session._update_table(contents.events)
         status = referee.query(state, Command("status", "status"), session.phrases)
         reply = Reply(public=[session.phrases.say("game-resumed"), *status], accepted=True)
         session.last_public = reply.public
@@ -173,6 +179,12 @@ class Session:
         # so a resumed game draws exactly what the uninterrupted one would have
         return random.Random(f"{self.seed}:{self.log.next_seq}")
 
+    def _update_table(self, events: list[Event]) -> None:
+        current = self.table.read(self.referee.name)
+        updated = self.referee.table_update(current, events)
+        if updated is not None and updated != current:
+            self.table.write(self.referee.name, updated)
+
     def _commit(self, events: list[Event], reply: Reply, first: Event | None = None) -> None:
         batch = ([first] if first else []) + events
         reply.logged = self.log.append(batch)            # fsynced before anything is said
@@ -188,5 +200,6 @@ class Session:
                     reply.private.append({**line, "text": text})
         if self.private_path is not None:
             write_private(self.private_path, reply.private)
+        self._update_table(batch)
         if reply.public:
             self.last_public = list(reply.public)

@@ -47,6 +47,17 @@ class Referee(Generic[S]):
     def check_options(self, options: Mapping[str, Any], players: int) -> None:
         """Raise ``OptionsError`` for options this game cannot start with."""
 
+    def prepare_options(self, options: dict[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
+        """Options completed from the table's kept document (pure: the session reads it).
+
+        Whatever is added is logged in ``game-started``, so replay needs no table data."""
+        return options
+
+    def table_update(self, table: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
+        """The table's document after ``events`` (None: unchanged).  Must be idempotent:
+        a resumed game may apply the same events to the document again."""
+        return None
+
     def initial(self, started: Event) -> S:
         """The state right after ``game-started``."""
         raise NotImplementedError

@@ -1,0 +1,55 @@
+"""The table's data directory: what a table keeps between games.
+
+Each game may keep one small JSON document here (Two Windows' packet record,
+Clover's Record of Legends).  Referees stay pure: the session reads the document,
+hands it to ``Referee.prepare_options`` and ``Referee.table_update`` (both pure)
+and writes back what they return, atomically, after the log is fsynced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .errors import OptionsError
+from .paths import data_dir
+
+
+class TableData:
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or data_dir()
+
+    def path(self, game: str) -> Path:
+        return self.directory / f"{game}.json"
+
+    def read(self, game: str) -> dict[str, Any]:
+        """The game's document; ``{}`` when there is none yet."""
+        path = self.path(game)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise OptionsError(f"the table's record {str(path)!r} is unreadable ({exc}); "
+                               "move it away to start a fresh record") from None
+        if not isinstance(data, dict):
+            raise OptionsError(f"the table's record {str(path)!r} is not a JSON object")
+        return data
+
+    def write(self, game: str, document: dict[str, Any]) -> None:
+        """Replace the game's document atomically (a power cut leaves old or new, never half)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{game}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(document, f, indent=2, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path(game))
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
