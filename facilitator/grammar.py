@@ -218,7 +218,7 @@ class Grammar:
         if not norm:
             return NotRecognized(text)
         allowed = set(intents) if intents is not None else None
-        for form, regex, groups in self._compiled(lists):
+        for form, regex, groups in self._compiled(lists, typed):
             if allowed is not None and form.intent not in allowed:
                 continue
             if form.typed_only and not typed:
@@ -243,17 +243,18 @@ class Grammar:
             return base.with_runtime(lists[name])
         return base
 
-    def _compiled(self, lists: RuntimeLists | None) -> list[tuple[Form, re.Pattern[str], dict[str, str]]]:
-        key = None if not lists else tuple(
+    def _compiled(self, lists: RuntimeLists | None,
+                  typed: bool) -> list[tuple[Form, re.Pattern[str], dict[str, str]]]:
+        key = (typed, None if not lists else tuple(
             sorted((n, tuple(sorted((v, tuple(ps)) for v, ps in vals.items()))) for n, vals in lists.items())
-        )
+        ))
         if key not in self._cache:
             if len(self._cache) > 16:
                 self._cache.clear()
             compiled = []
             for form in self.forms:
                 groups: dict[str, str] = {}
-                pattern = self._regex(form.tree, groups, lists, typed=True)
+                pattern = self._regex(form.tree, groups, lists, typed=typed)
                 compiled.append((form, re.compile(pattern, re.IGNORECASE), groups))
             self._cache[key] = compiled
         return self._cache[key]
