@@ -85,7 +85,9 @@ def register_check(game: str, checker: Callable[[Path | None], CheckResult]) -> 
 
 def check_all(directory: Path | None = None) -> tuple[list[str], list[ContentError]]:
     """Run every game's checker: report lines and the problems found."""
-    from . import games  # noqa: F401  (registers the checkers)
+    from .games import register_content_checks
+
+    register_content_checks()
 
     report: list[str] = []
     problems: list[ContentError] = []

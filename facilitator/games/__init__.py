@@ -113,7 +113,9 @@ def find_game(name: str) -> Referee[Any]:
         module = importlib.import_module(f"{__name__}.{_MODULES[key]}")
     except ModuleNotFoundError:
         raise ValueError(f"unsupported game: {name!r} (not built yet)") from None
-    referee: Referee[Any] = module.REFEREE
+    referee: Referee[Any] | None = getattr(module, "REFEREE", None)
+    if referee is None:
+        raise ValueError(f"unsupported game: {name!r} (not built yet)")
     return referee
 
 
@@ -129,10 +131,8 @@ def available_games() -> list[str]:
     return out
 
 
-def _register_content_checks() -> None:
+def register_content_checks() -> None:
+    """Let every built game register its content checker (``content check`` calls this)."""
     for game in available_games():
         module = importlib.import_module(f"{__name__}.{_MODULES[game]}")
         getattr(module, "register_content_check", lambda: None)()
-
-
-_register_content_checks()
