@@ -434,7 +434,9 @@ def load_grammar(game: str | None, directory: Path | None = None) -> Grammar:
     key = (str(directory), game or "*")
     if key not in _loaded:
         if game is None:
-            names = sorted(p.stem for p in directory.glob("*.toml") if p.stem != "common")
+            from .games import GAMES  # the game grammars; other files there are not grammars
+
+            names = [g for g in GAMES if (directory / f"{g}.toml").exists()]
         else:
             names = [game]
         files = [(f"grammars/{n}.toml", _load_file(directory / f"{n}.toml")) for n in names]

@@ -98,11 +98,12 @@ class EventLog:
     def resume(cls, path: Path) -> tuple[EventLog, LogContents]:
         """Open ``path`` to continue it, cutting a half-written last line off."""
         contents = read_log(path)
-        if contents.good_bytes < path.stat().st_size:
+        size = path.stat().st_size
+        if contents.good_bytes < size or not _ends_with_newline(path, contents.good_bytes):
             with open(path, "r+b") as f:
                 f.truncate(contents.good_bytes)
                 f.seek(0, os.SEEK_END)
-                if contents.good_bytes and not _ends_with_newline(path, contents.good_bytes):
+                if not _ends_with_newline(path, contents.good_bytes):
                     f.write(b"\n")
                 f.flush()
                 os.fsync(f.fileno())

@@ -52,4 +52,4 @@ def load_deck(directory: Path | None = None) -> RouteDeck:
 
 def check(directory: Path | None = None) -> list[str]:
     deck = load_deck(directory)
-    return [f"{ROUTES_FILE}: {len(deck.routes)} route cards, all 24 routes once each"]
+    return [f"content/{ROUTES_FILE}: {len(deck.routes)} route cards, all 24 routes once each"]
