@@ -1,0 +1,78 @@
+"""Small fakes for the listen loop: a scripted recognizer and a speaker that records.
+
+A fake utterance is a ``Segment`` whose ``pcm`` is the UTF-8 text a player said.
+The scripted recognizer behaves like a grammar-constrained engine: it returns the
+words only when they are a phrase of the grammar it was given (else nothing);
+``raw:`` text is returned whatever the grammar (an open-vocabulary engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from facilitator.games import find_game
+from facilitator.session import Session
+from facilitator.speech.base import Hypothesis, RecognitionGrammar, Segment, VoiceSettings
+
+ROUTES = "ESNW,NESW,WSEN"
+
+
+def said(text: str, start: float, seconds: float = 1.0) -> Segment:
+    return Segment(pcm=text.encode("utf-8"), start=start, end=start + seconds)
+
+
+class ScriptedRecognizer:
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.grammars: list[RecognitionGrammar] = []
+        self.decoded: list[str] = []
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        self.grammars.append(grammar)
+        text = pcm.decode("utf-8")
+        self.decoded.append(text)
+        if text.startswith("raw:"):
+            return Hypothesis(text[4:])
+        return Hypothesis(text) if text in grammar.phrases else None
+
+
+@dataclass
+class RecordingSpeaker:
+    """Records each sentence with the volume and rate it was said at; ``seconds`` each."""
+
+    voice: VoiceSettings
+    seconds: float = 2.0
+    spoken: list[str] = field(default_factory=list)
+    settings: list[tuple[float, int]] = field(default_factory=list)
+    earcons: list[str] = field(default_factory=list)
+
+    def speak(self, text: str) -> float:
+        self.spoken.append(text)
+        self.settings.append((self.voice.volume, self.voice.rate_wpm))
+        return self.seconds
+
+    def earcon(self, name: str) -> None:
+        self.earcons.append(name)
+
+
+class CaptionLog:
+    """Every caption line, in order."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.heard_lines: list[str] = []
+
+    def said(self, text: str) -> None:
+        self.lines.append(text)
+
+    def heard(self, text: str) -> None:
+        self.heard_lines.append(text)
+
+
+def compass_session(tmp: Path, **flags: Any) -> Session:
+    options = find_game("compass-code").parse_options({"routes": ROUTES, **flags})
+    session, _ = Session.start("compass-code", seed=5, options=options, log_path=tmp / "log.jsonl")
+    return session
