@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import field_validator, model_validator
 
@@ -50,17 +51,6 @@ class Tile(Strict):
 class TileSet(Strict):
     tiles: list[Tile]
 
-    @model_validator(mode="after")
-    def _complete(self) -> TileSet:
-        letters = sorted(t.letter for t in self.tiles)
-        if letters != list(LETTERS):
-            raise ValueError(f"tiles must be A to J once each, got {''.join(letters)}")
-        pairs = [tuple(sorted(t.words)) for t in self.tiles]
-        twice = sorted({" ".join(p) for p in pairs if pairs.count(p) > 1})
-        if twice:
-            raise ValueError(f"two tiles show the same words: {twice[0]}")
-        return self
-
 
 class RouteCard(Strict):
     number: int
@@ -96,13 +86,6 @@ class RouteCard(Strict):
 class RouteDeck(Strict):
     routes: list[RouteCard]
 
-    @model_validator(mode="after")
-    def _numbers(self) -> RouteDeck:
-        numbers = sorted(c.number for c in self.routes)
-        if numbers != list(range(1, CARDS + 1)):
-            raise ValueError(f"card numbers must be 1 to {CARDS} once each, got {numbers}")
-        return self
-
 
 @dataclass(frozen=True)
 class Card:
@@ -126,8 +109,18 @@ class Deck:
 
 def load_deck(directory: Path | None = None) -> Deck:
     """Both files, validated, with every card solved and its answer note checked."""
-    tiles = {t.letter: t.words for t in load(TILES_FILE, TileSet, directory).tiles}
+    tile_list = load(TILES_FILE, TileSet, directory).tiles
+    _once_each(TILES_FILE, "tiles", "letter", [t.letter for t in tile_list], list(LETTERS))
+    seen: dict[tuple[str, ...], int] = {}
+    for index, tile in enumerate(tile_list):
+        pair = tuple(sorted(tile.words))
+        if pair in seen:
+            raise ContentError(f"content/{TILES_FILE}", f"tiles entry {index + 1} (letter {tile.letter!r})",
+                               f"shows the same words as entry {seen[pair] + 1}: {' '.join(pair)}")
+        seen[pair] = index
+    tiles = {t.letter: t.words for t in tile_list}
     routes = load(ROUTES_FILE, RouteDeck, directory).routes
+    _once_each(ROUTES_FILE, "routes", "number", [r.number for r in routes], list(range(1, CARDS + 1)))
     cards = {}
     for index, route in enumerate(routes):
         entry = f"routes entry {index + 1} (number {route.number})"
@@ -147,16 +140,30 @@ def load_deck(directory: Path | None = None) -> Deck:
     return Deck(tiles, dict(sorted(cards.items())))
 
 
+def _once_each(relpath: str, table: str, key: str, found: list[Any], wanted: list[Any]) -> None:
+    """Each of ``wanted`` exactly once: the entry that repeats or the values missing."""
+    for index, value in enumerate(found):
+        if value in found[:index]:
+            raise ContentError(f"content/{relpath}", f"{table} entry {index + 1} ({key} {value!r})",
+                               f"{key} {value!r} is used twice (also entry {found.index(value) + 1})")
+        if value not in wanted:
+            raise ContentError(f"content/{relpath}", f"{table} entry {index + 1} ({key} {value!r})",
+                               f"{key} must be {wanted[0]} to {wanted[-1]}")
+    missing = [str(v) for v in wanted if v not in found]
+    if missing:
+        raise ContentError(f"content/{relpath}", table, f"missing {key} {', '.join(missing)}")
+
+
 def check(directory: Path | None = None) -> list[str]:
     """``facilitator content check``: every card solvable, with its number of solutions."""
     deck = load_deck(directory)
-    lines = [f"{TILES_FILE}: {len(deck.tiles)} tiles, A to J"]
+    lines = [f"content/{TILES_FILE}: {len(deck.tiles)} tiles, A to J"]
     for card in deck.cards.values():
         ends = set(_ends(card))
         where = (f"all ending on END {card.end}" if ends == {card.end} else
                  f"some ending on {', '.join(sorted(ends - {card.end}))}, not END {card.end}")
         lines.append(
-            f"{ROUTES_FILE}: card {card.number:2d}: {len(card.solutions)} full-score "
+            f"content/{ROUTES_FILE}: card {card.number:2d}: {len(card.solutions)} full-score "
             f"solution{'s' if len(card.solutions) != 1 else ''} "
             f"({', '.join(card.solutions)}); {len(card.complete)} complete "
             f"chain{'s' if len(card.complete) != 1 else ''}, {where}; "
