@@ -13,7 +13,7 @@ from itertools import product
 from pathlib import Path
 from typing import Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
 
 from ...content import Strict, load
 from ...errors import ContentError
@@ -125,12 +125,13 @@ class Packet(Strict):
 class Packets(Strict):
     packets: list[Packet]
 
-    @model_validator(mode="after")
-    def _numbered(self) -> Packets:
-        numbers = sorted(p.number for p in self.packets)
+    @field_validator("packets")
+    @classmethod
+    def _numbered(cls, packets: list[Packet]) -> list[Packet]:
+        numbers = sorted(p.number for p in packets)
         if numbers != list(range(1, PACKET_COUNT + 1)):
             raise ValueError(f"packet numbers must be 1 to {PACKET_COUNT} once each, got {numbers}")
-        return self
+        return packets
 
 
 class Practice(Strict):
