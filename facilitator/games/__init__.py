@@ -84,6 +84,11 @@ class Referee(Generic[S]):
     def runtime_lists(self, state: S) -> RuntimeLists:
         return {}
 
+    def recognition_lists(self) -> RuntimeLists:
+        """Every runtime list value any state could use (for ``recognize``, which has no
+        game state: e.g. both Two Windows catalogues' names)."""
+        return {}
+
     def query(self, state: S, command: Command, phrases: Phrasebook) -> list[str]:
         """Answer a query intent (status, help, ...) without changing anything."""
         raise IllegalCommandError("not-now", f"{command.intent!r} is not a query")

@@ -204,7 +204,7 @@ class TwoWindows(Referee[State]):
     def runtime_lists(self, state: State) -> RuntimeLists:
         return {"entry": {name: [name.lower()] for name in self.deck(state.practice).names}}
 
-    def all_names_lists(self) -> RuntimeLists:
+    def recognition_lists(self) -> RuntimeLists:
         """Every catalogue name, scored and practice (for recognizing without a game state)."""
         names = self.deck(False).names + self.deck(True).names
         return {"entry": {name: [name.lower()] for name in names}}
