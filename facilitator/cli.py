@@ -35,14 +35,21 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--practice", action="store_true", default=None,
                       help="two-windows: one round on the practice catalogue")
     play.add_argument("--extra", type=int, help="clover: extra cards at resolution, 1 to 4")
+    from .speech.voice_play import add_arguments as add_voice_arguments
+
+    add_voice_arguments(play)
 
     content = sub.add_parser("content", help="check the decks in content/")
     content_sub = content.add_subparsers(dest="action", metavar="ACTION")
     check = content_sub.add_parser("check", help="validate every content file")
     check.add_argument("--content-dir", type=Path, help="check this directory instead")
 
-    demo = sub.add_parser("demo", help="a self-playing Compass Code voyage")
+    demo = sub.add_parser("demo", help="a self-playing Compass Code voyage, by synthesized voices")
     demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--text", action="store_true", help="the same crew, typed instead of spoken")
+    demo.add_argument("--speech-out", type=Path, metavar="DIR",
+                      help="keep the assistant's speech as WAV files in DIR")
+    demo.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
     return p
 
 
@@ -60,7 +67,9 @@ def _play(args: argparse.Namespace) -> int:
     from .session import Session
 
     if not args.text:
-        raise OptionsError("voice play is not available yet; add --text")
+        from .speech import voice_play
+
+        voice_play.voice_settings(args)  # bad --rate or --volume fail before the game starts
     if args.data_dir:
         import os
 
@@ -72,15 +81,22 @@ def _play(args: argparse.Namespace) -> int:
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
         session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
+        if not args.text:
+            voice_play.check_private(session.referee.name, voice_play.resumed_options(session), args.private)
         for note in notes:
             print(f"facilitator: {note}", file=sys.stderr)
     else:
         names = [n.strip() for n in args.names.split(",")] if args.names else None
         if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
+        options = _options(args)
+        if not args.text:
+            voice_play.check_private(find_game(args.game).name, options, args.private)
         session, reply = Session.start(args.game, players=args.players, names=names, seed=args.seed,
-                                       options=_options(args), log_path=args.log,
+                                       options=options, log_path=args.log,
                                        private_path=args.private)
+    if not args.text:
+        return voice_play.run(session, reply, args)
     textplay.show(reply, sys.stdout)
     return textplay.run(session)
 
@@ -111,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from .demo import run_demo
 
-            return run_demo(seed=args.seed)
+            return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log)
         parser.print_help()
         return EXIT_BAD
     except FacilitatorError as exc:

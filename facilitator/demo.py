@@ -1,19 +1,31 @@
-"""``facilitator demo``: a self-playing Compass Code voyage, in text.
+"""``facilitator demo``: a self-playing Compass Code voyage, by voice or in text.
 
 A small scripted crew plays against the real referee through the real session:
 each captain says a guess in the grammar's own words, and the crew uses the
 bearing check when the candidates are still split before the final guess.  The
 crew is a player, not the assistant: the assistant never suggests a guess.
+
+By default the crew *speaks*: each line is synthesized with espeak-ng (a voice
+per seat), fed as audio through the real listen loop (endpointer, pocketsphinx,
+confirmation), and the assistant's answers are written as WAV files, with
+captions on stdout.  No microphone or speaker is needed.  When the assistant
+echoes something the crew did not say, the crew says "no" and says it again, as
+a table would.  ``--text`` plays the same crew through typed lines.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections import Counter
+from pathlib import Path
 from typing import IO
 
 from .games.compass_code import ALL_ROUTES, feedback
+from .grammar import NotRecognized
 from .session import Session
+from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions
+from .speech.spoken_crew import Line, SpokenCrew
 
 
 def best_guess(candidates: list[str]) -> str:
@@ -46,9 +58,24 @@ def crew_line(session: Session) -> str:
     return phrase or canonical
 
 
-def run_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4) -> int:
+#: espeak-ng voices, one per seat, so the recognizer hears more than one speaker
+CREW_VOICES = ("en-us", "en-gb", "en-us+f3", "en-gb-scotland", "en-us+m3", "en-gb+f2", "en-029", "en-us+f4")
+#: the crew gives up when a voyage takes more utterances than this (a deaf recognizer)
+MAX_UTTERANCES = 160
+
+
+def run_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4, text: bool = False,
+             speech_dir: Path | None = None, log_path: Path | None = None) -> int:
+    """Play one voyage; return 0 when it reached its end."""
+    if text:
+        return run_text_demo(seed, out, players, log_path)
+    return run_voice_demo(seed, out, players, speech_dir, log_path)
+
+
+def run_text_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
+                  log_path: Path | None = None) -> int:
     out = out or sys.stdout
-    session, reply = Session.start("compass-code", players=players, seed=seed)
+    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
     for line in reply.public:
         out.write(line + "\n")
     turns = 0
@@ -65,4 +92,84 @@ def run_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4) -> int
         for line in session.handle(said).public:
             out.write(line + "\n")
     out.flush()
-    return 0
+    session.log.close()
+    return 0 if session.over else 1
+
+
+class _Crew:
+    """Decides the crew's next spoken line from the session and the listen loop."""
+
+    def __init__(self, session: Session, loop: ListenLoop, out: IO[str]) -> None:
+        self.session = session
+        self.loop = loop
+        self.out = out
+        self.asked_at: tuple[int, int] | None = None
+        self.count = 0
+
+    def next_line(self) -> Line | None:
+        session, state = self.session, self.session.state
+        if session.over or self.loop.state is LoopState.DONE or self.count >= MAX_UTTERANCES:
+            return None
+        self.count += 1
+        seat = state.captain
+        voice = CREW_VOICES[(seat - 1) % len(CREW_VOICES)]
+        if self.loop.state is LoopState.CONFIRMING and self.loop.pending is not None:
+            intended = crew_line(session)
+            heard = self.loop.pending.canonical
+            meant = session.parse(intended, typed=False)
+            ok = not isinstance(meant, NotRecognized) and meant.canonical.lower() == heard.lower()
+            answer = session.grammar.render("yes" if ok else "no") or ("yes" if ok else "no")
+            return self._say(seat, answer, voice)
+        where = (state.leg, state.guess)
+        if state.scored and self.asked_at != where:
+            self.asked_at = where
+            return self._say(seat, session.grammar.render("candidates") or "candidates", voice)
+        return self._say(seat, crew_line(session), voice)
+
+    def _say(self, seat: int, text: str, voice: str) -> Line:
+        self.out.write(f"  {self.session.state.name(seat)}: {text}\n")
+        self.out.flush()
+        return Line(text, voice)
+
+
+def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
+                   speech_dir: Path | None = None, log_path: Path | None = None) -> int:
+    from .speech.base import VoiceSettings
+    from .speech.endpoint import Endpointer
+    from .speech.recognize import make_recognizer
+    from .speech.tts import FileSpeaker, Synthesizer
+
+    out = out or sys.stdout
+    temporary = None
+    if speech_dir is None:
+        temporary = tempfile.TemporaryDirectory(prefix="facilitator-demo-")
+        speech_dir = Path(temporary.name)
+    try:
+        voice = VoiceSettings()
+        session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
+        recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
+        loop = ListenLoop(session, recognizer, FileSpeaker(speech_dir, voice), voice,
+                          StreamCaptions(out), LoopSettings())
+        crew = _Crew(session, loop, out)
+        voices: dict[str, Synthesizer] = {}
+
+        def synthesize(text: str, name: str) -> tuple[bytes, int]:
+            if name not in voices:
+                voices[name] = Synthesizer(VoiceSettings(voice=name))
+            return voices[name].synthesize(text)
+
+        source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from,
+                            synthesize)
+        loop.announce(reply.public)
+        loop.run_audio(source, Endpointer())
+        session.log.close()
+        if not session.over:
+            print("facilitator: the demo crew gave up before the voyage ended", file=sys.stderr)
+            return 1
+        if temporary is None:
+            out.write(f"The assistant's speech is in {speech_dir}\n")
+        out.flush()
+        return 0
+    finally:
+        if temporary is not None:
+            temporary.cleanup()

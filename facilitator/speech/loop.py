@@ -153,6 +153,11 @@ class ListenLoop:
     def gated(self) -> bool:
         return self.settings.wake_phrase or self.settings.push_to_talk
 
+    @property
+    def quiet_from(self) -> float:
+        """Loop time when the assistant's last sound and its deaf window end."""
+        return max((until for _, until in self._speech), default=0.0)
+
     def now(self) -> float:
         """Loop time: stream seconds (a file), or wall clock mapped onto the stream (a mic)."""
         if self._wall and self._wall_origin is not None:
@@ -219,6 +224,11 @@ class ListenLoop:
             return self.run(endpointer.segments(tapped()))
         finally:
             source.close()
+
+    def announce(self, sentences: list[str]) -> None:
+        """Say sentences that came from elsewhere (the opening of the game)."""
+        if sentences:
+            self._speak(list(sentences))
 
     def start(self) -> None:
         if self.session.over:

@@ -1,0 +1,171 @@
+"""``facilitator play GAME`` without ``--text``: the listen loop on real devices.
+
+Input is the microphone (``--input-device`` by name or index) or a recording
+(``--audio-in FILE.wav``, fed through the same endpointer and recognizer).
+Output is the speaker (``--output-device``) or WAV files (``--speech-out DIR``).
+Every spoken sentence is also printed (captions).
+
+When the microphone or the speaker cannot be used, one line on stderr says why
+and play continues in text mode on stdin: the game is never lost for want of a
+device.  With ``--audio-in`` and no speaker, the file is still heard and the
+announcements are printed only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import DeviceError, OptionsError
+from ..session import Reply, Session
+from .base import VoiceSettings
+from .loop import ListenLoop, LoopSettings, StreamCaptions
+
+#: games whose hidden information needs a private channel when nothing is shown on stdout
+PRIVATE_GAMES = frozenset({"two-windows", "clover"})
+
+
+def add_arguments(play: argparse.ArgumentParser) -> None:
+    """The voice flags of ``facilitator play``."""
+    v = play.add_argument_group("voice play (without --text)")
+    v.add_argument("--audio-in", type=Path, metavar="FILE.wav",
+                   help="hear a recording instead of the microphone")
+    v.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
+    v.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
+    v.add_argument("--speech-out", type=Path, metavar="DIR",
+                   help="write the assistant's speech as WAV files in DIR instead of playing it")
+    v.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
+    v.add_argument("--wake-phrase", action="store_true",
+                   help="listen for a command only after the wake phrase ('hey referee')")
+    v.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
+                   help="listen only after a key press (Enter), a GPIO button or an input-device key")
+    v.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute (default 165)")
+    v.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1 (default 0.9)")
+
+
+def voice_settings(args: argparse.Namespace) -> VoiceSettings:
+    voice = VoiceSettings()
+    if args.rate is not None:
+        if not 80 <= args.rate <= 400:
+            raise OptionsError(f"--rate {args.rate} is out of range: 80 to 400 words per minute")
+        voice.rate_wpm = args.rate
+    if args.volume is not None:
+        if not 0.1 <= args.volume <= 1.0:
+            raise OptionsError(f"--volume {args.volume} is out of range: 0.1 to 1")
+        voice.volume = args.volume
+    if args.push_to_talk:
+        from .push_to_talk import check_spec
+
+        check_spec(args.push_to_talk)
+    return voice
+
+
+def check_private(game: str, options: dict[str, Any], private: Path | None) -> None:
+    """Voice mode speaks everything public; hidden information needs ``--private``."""
+    human_keeper = game == "compass-code" and options.get("keeper") == "human"
+    if private is None and (game in PRIVATE_GAMES or human_keeper):
+        who = "a human keeper" if human_keeper else game
+        raise OptionsError(f"voice play of {who} needs --private PATH for the hidden information "
+                           "(or play with --text)")
+
+
+def resumed_options(session: Session) -> dict[str, Any]:
+    """What ``check_private`` needs of a resumed game (its options are in its log)."""
+    return {"keeper": getattr(session.state, "keeper_kind", None)}
+
+
+def run(session: Session, opening: Reply, args: argparse.Namespace,
+        out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """Play ``session`` by voice; fall back to text play when a device is missing."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    voice = voice_settings(args)
+    loop_settings = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
+    try:
+        source = _source(args)
+    except DeviceError as exc:
+        return _text_fallback(session, opening, str(exc), out, err)
+    try:
+        speaker = _speaker(args, voice, err)
+    except DeviceError as exc:
+        source.close()
+        return _text_fallback(session, opening, str(exc), out, err)
+
+    from .endpoint import Endpointer
+    from .recognize import make_recognizer
+
+    recognizer = make_recognizer(vosk_model=args.vosk_model,
+                                 warn=lambda message: print(f"facilitator: {message}", file=err))
+    mic = args.audio_in is None
+    loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
+                      wall_clock=mic)
+    stop_ptt = lambda: None  # noqa: E731
+    try:
+        if args.push_to_talk:
+            from . import push_to_talk
+
+            stop_ptt = push_to_talk.start(args.push_to_talk, loop)
+        elif mic and sys.stdin.isatty():
+            from .push_to_talk import read_lines
+
+            read_lines(sys.stdin, loop, tap_on_empty=False)   # typed lines still work
+        loop.announce(opening.public)
+        loop.run_audio(source, Endpointer())
+    finally:
+        stop_ptt()
+        source.close()
+        session.log.close()
+    return 0
+
+
+def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> Any:
+    from . import tts
+
+    if args.speech_out is not None:
+        return tts.FileSpeaker(args.speech_out, voice)
+    try:
+        return tts.SoundSpeaker(voice, device=args.output_device)
+    except DeviceError as exc:
+        if args.audio_in is None:
+            raise
+        print(f"facilitator: {exc}; announcements are printed only", file=err)
+        return PrintedOnly(voice)
+
+
+def _source(args: argparse.Namespace) -> Any:
+    from .audio import MicSource, WavSource
+
+    if args.audio_in is not None:
+        return WavSource(args.audio_in)
+    return MicSource(device=args.input_device)
+
+
+def _text_fallback(session: Session, opening: Reply, reason: str, out: IO[str], err: IO[str]) -> int:
+    from .. import textplay
+
+    print(f"facilitator: {reason}; continuing in text mode: type each command on a line", file=err)
+    err.flush()
+    try:
+        textplay.show(opening, out)
+        return textplay.run(session, out=out)
+    finally:
+        session.log.close()
+
+
+class PrintedOnly:
+    """A speaker for when there is none: the caption is the announcement.
+
+    ``speak`` returns how long the sentence would take at the current rate, so the
+    loop's timing (deaf window, confirmation timeout) is what a table would get.
+    """
+
+    def __init__(self, voice: VoiceSettings) -> None:
+        self.voice = voice
+
+    def speak(self, text: str) -> float:
+        return len(text.split()) * 60.0 / max(self.voice.rate_wpm, 1)
+
+    def earcon(self, name: str) -> None:
+        return None
