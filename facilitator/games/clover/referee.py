@@ -244,7 +244,7 @@ class Clover(Referee[State]):
         board = state.boards[state.spectator]
         right = correct_slots(layout, board)
         points = score(layout.attempt, len(right))
-        returned = [held for slot, held in zip(SLOTS, layout.slots) if slot not in right and held is not None]
+        returned = sorted(held for slot, held in zip(SLOTS, layout.slots) if slot not in right and held is not None)
         events = [Event("attempt-made", {
             "spectator": state.spectator, "attempt": layout.attempt, "correct_cards": len(right),
             "placed": layout.placed(), "right": [s.value for s in right],
