@@ -78,6 +78,27 @@ class Table:
                         self.say(f"turn card {SPOKEN[k - 1]}" if spoken else f"turn {k}")
                     break
 
+    def spoil(self, slots: list[Slot]) -> None:
+        """Turn the card in each of ``slots`` a quarter: the right card, the wrong way round."""
+        for slot in slots:
+            self.say(f"turn {self.state.layout.card_in(slot)}")
+
+    def play_board(self, points: int) -> None:
+        """Rebuild the current board so that it scores ``points`` (6, or 0-4 after two attempts)."""
+        self.solve()
+        if points != 6:
+            self.spoil(list(SLOTS))
+            self.say("commit")
+            self.solve()
+            self.spoil(list(SLOTS[points:]))
+        self.say("commit")
+
+    def play_game(self, points: list[int]) -> None:
+        """Clues for everyone, then each board in turn scoring ``points[spectator - 1]``."""
+        self.write_clues()
+        for p in points:
+            self.play_board(p)
+
     def wrong_card_for(self, slot: Slot) -> int:
         """A card that does not belong in ``slot`` (an extra, or another slot's card)."""
         board = self.board(self.state.spectator)
