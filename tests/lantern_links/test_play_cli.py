@@ -1,0 +1,177 @@
+"""Lantern Links through the real command line: the answer notes score 8, a game
+survives SIGKILL, and stdout carries only public sentences."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import ROOT, read_jsonl, run_cli
+
+NATO = dict(zip("ABCDEFGHIJ", ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+                               "hotel", "india", "juliet"]))
+NOTES = Path(__file__).parent / "golden" / "answer_notes.txt"
+
+
+def answer_notes() -> dict[int, str]:
+    notes = {}
+    lines = NOTES.read_text(encoding="utf-8").splitlines()
+    for head, body in zip(lines, lines[1:]):
+        if head.startswith("LL-"):
+            route = body.split("left to right: ")[1].split(".")[0]
+            notes[int(head[3:])] = "".join(route.split(" → "))
+    return notes
+
+
+def lines_for(route: dict, solution: str, players: int, words: bool) -> list[str]:
+    """What the table says to lay ``solution``: each tile by its owner, the others pass.
+
+    The rules: seats act in turn clockwise from the route's first player; only the
+    current player places, from their own hand."""
+    hands = {int(s): list(h) for s, h in route["hands"].items()}
+    turn, out = route["first"], []
+    for i, tile in enumerate(solution):
+        while tile not in hands[turn]:
+            out.append("pass")
+            turn = turn % players + 1
+        a, b = route["tiles"][tile]
+        out.append(f"{b.lower()} {a.lower()}" if words and i % 2 else f"play {NATO[tile]}")
+        hands[turn].remove(tile)
+        turn = turn % players + 1
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cards", "players"), [((1, 2, 3), 3), ((4, 5, 6), 2), ((7, 8, 9), 4),
+                                                ((10, 11, 12), 6)])
+def test_answer_notes_score_eight_through_the_cli(tmp_path: Path, cards: tuple[int, ...],
+                                                  players: int) -> None:
+    notes = answer_notes()
+    log = tmp_path / "game.jsonl"
+    routes = ",".join(map(str, cards))
+    first = run_cli(["play", "lantern-links", "--text", "--routes", routes, "--players", str(players),
+                     "--seed", str(sum(cards)), "--log", str(log)], "")
+    assert first.returncode == 0, first.stderr
+    out = first.stdout
+    for index, card in enumerate(cards):
+        route = [e for e in read_jsonl(log) if e["type"] == "route-started"][-1]
+        assert (route["route"], route["index"], route["first"]) == (card, index + 1, index % players + 1)
+        said = lines_for(route, notes[card], players, words=index == 1)
+        more = run_cli(["play", "lantern-links", "--text", "--resume", str(log)], "\n".join(said) + "\n")
+        assert more.returncode == 0, more.stderr
+        out += more.stdout
+    events = read_jsonl(log)
+    ended = [e for e in events if e["type"] == "route-ended"]
+    assert [(e["route"], e["placed"], e["end_bonus"], e["checkpoint_bonus"], e["points"], e["reason"])
+            for e in ended] == [(c, 6, 1, 1, 8, "complete") for c in cards]
+    assert events[-1] == {**events[-1], "type": "game-ended", "points": 24}
+    assert out.splitlines()[-1] == "The game is over: 24 of 24 points."
+    assert [e for e in events if e["type"] == "command-rejected"] == []
+    # the answer notes stay unread when a route scores 8
+    assert "One solution" not in out
+
+
+def _wait_for(path: Path, kind: str, count: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            try:
+                seen = [e for e in read_jsonl(path) if e["type"] == kind]
+            except ValueError:
+                seen = []
+            if len(seen) >= count:
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"the log never held {count} {kind} events")
+
+
+def mid_route_script(log_dir: Path) -> tuple[list[str], list[str]]:
+    """A route-1 script (three players, card 7) with a mismatch, a rewind and passes,
+    split where the game will be killed; the rest plays card 7 out and ends the game."""
+    probe = log_dir / "probe.jsonl"
+    run_cli(["play", "lantern-links", "--text", "--routes", "7,1,12", "--seed", "9", "--log", str(probe)], "")
+    route = read_jsonl(probe)[1]
+    hands = {int(s): h for s, h in route["hands"].items()}
+    owner = {t: s for s, h in hands.items() for t in h}
+    lines: list[str] = []
+    turn = 1
+
+    def lay(tile: str) -> None:
+        nonlocal turn
+        while owner[tile] != turn:
+            lines.append("pass")
+            turn = turn % 3 + 1
+        lines.append(f"play {NATO[tile]}")
+        turn = turn % 3 + 1
+
+    lay("G")
+    lay("E")
+    lay("B")                                # wrong checkpoint: SUN
+    lines.append("rewind")                  # the next seat undoes tile three
+    turn = turn % 3 + 1
+    lay("F")
+    cut = len(lines)
+    lay("I")
+    lay("D")
+    lay("B")
+    lines += ["finish", "finish"]            # routes 2 and 3 end by agreement
+    return lines[:cut], lines[cut:]
+
+
+@pytest.mark.slow
+def test_sigkill_mid_route_then_resume_loses_nothing(tmp_path: Path) -> None:
+    head, tail = mid_route_script(tmp_path)
+    args = ["play", "lantern-links", "--text", "--routes", "7,1,12", "--seed", "9"]
+    straight = tmp_path / "straight.jsonl"
+    whole = run_cli([*args, "--log", str(straight)], "\n".join(head + tail) + "\n")
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stdout.splitlines()[-1] == "The game is over: 8 of 24 points."
+
+    log = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *args, "--log", str(log)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT, env=os.environ.copy())
+    assert proc.stdin is not None
+    proc.stdin.write(("\n".join(head) + "\n").encode())
+    proc.stdin.flush()
+    _wait_for(log, "tile-placed", 4)        # G, E, B, then F after the rewind of B: mid-route
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            stream.close()                  # type: ignore[union-attr]
+        except BrokenPipeError:
+            pass
+    assert proc.returncode == -signal.SIGKILL
+    before = read_jsonl(log)
+    assert [e["tile"] for e in before if e["type"] == "tile-placed"][-1] == "F"
+
+    resumed = run_cli(["play", "lantern-links", "--text", "--resume", str(log)], "\n".join(tail) + "\n")
+    assert resumed.returncode == 0, resumed.stderr
+    lines = resumed.stdout.splitlines()
+    assert lines[0] == "Resuming the game."
+    assert lines[1].startswith("Route 1 of 3, card 7: START KEY, END MOON, checkpoint LEAF. 3 tiles placed: G E F. "
+                               "Checkpoint recorded: LEAF. The rewind is spent.")
+    assert lines[-1] == "The game is over: 8 of 24 points."
+    after = read_jsonl(log)
+    assert after[:len(before)] == before                   # nothing rewritten
+    assert after == read_jsonl(straight)                   # the same game as without the crash
+
+
+@pytest.mark.slow
+def test_stdout_is_public_only_and_the_end_reads_no_further(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    result = run_cli(["play", "lantern-links", "--text", "--routes", "1,7,12", "--players", "2",
+                      "--log", str(log)], "finish\nfinish\nfinish\nplay charlie\n")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "The game is over: 0 of 24 points."
+    assert sum(line.startswith("One solution") for line in lines) == 3    # read after scoring
+    events = read_jsonl(log)
+    assert all(e["audience"] == "public" for e in events)
+    assert [e["type"] for e in events].count("command-rejected") == 0     # "play charlie" never read
