@@ -136,6 +136,7 @@ class ListenLoop:
         self.last_said: list[str] = []
         self.discarded: list[Discarded] = []
         self.heard_segments = 0
+        self.current: Segment | None = None   # the utterance being heard now
         self._build = grammar_builder or _default_builder()
         self._grammars: dict[tuple[object, ...], RecognitionGrammar] = {}
         self._wall_origin: float | None = None
@@ -249,6 +250,7 @@ class ListenLoop:
         self.tick(segment.start)  # a timeout due before the utterance began fires first
         self._stream_now = max(self._stream_now, segment.end)
         self.heard_segments += 1
+        self.current = segment
         if self._overlaps_speech(segment):
             self.discarded.append(Discarded(segment, "half-duplex"))
             return

@@ -1,0 +1,76 @@
+"""Invariants 6 and 7 over random tables: whatever is said, whenever it is said.
+
+* Half duplex: no utterance that starts before the assistant's last sound (plus
+  the deaf window) ends is ever decoded.
+* Confirmation: every guess or bearing check in the log was applied on a "yes"
+  heard while that command waited, and each such "yes" applied exactly one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from loop.loop_fakes import CaptionLog, RecordingSpeaker, compass_session, said
+from support import read_jsonl
+
+from facilitator.speech.base import Hypothesis, RecognitionGrammar, Segment, VoiceSettings
+from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
+
+WORDS = ["send north east south west", "send east south north west", "send west north east south",
+         "is west in position four", "bearing check north in position one", "yes", "no", "cancel",
+         "repeat", "status", "how many candidates", "louder", "slower", "", "raw:the boat is late"]
+
+
+class WatchingRecognizer:
+    """Decodes like the scripted one, and records what the loop was doing at each decode."""
+
+    name = "watching"
+
+    def __init__(self) -> None:
+        self.loop: ListenLoop | None = None
+        self.early: list[tuple[float, float]] = []
+        self.yes_while_confirming = 0
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        assert self.loop is not None
+        text = pcm.decode()
+        segment_start = self.loop.current.start if self.loop.current else 0.0
+        if segment_start < self.loop.quiet_from:
+            self.early.append((segment_start, self.loop.quiet_from))
+        if text.startswith("raw:"):
+            return Hypothesis(text[4:])
+        if text not in grammar.phrases:
+            return None
+        if text == "yes" and self.loop.state is LoopState.CONFIRMING:
+            self.yes_while_confirming += 1
+        return Hypothesis(text)
+
+
+utterances = st.lists(
+    st.tuples(st.sampled_from(WORDS), st.floats(0.0, 12.0), st.floats(0.2, 3.0)), max_size=25)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=utterances)
+def test_half_duplex_and_confirmation_hold_for_any_table(tmp_path_factory, script) -> None:  # type: ignore[no-untyped-def]
+    tmp = tmp_path_factory.mktemp("table")
+    voice = VoiceSettings()
+    recognizer = WatchingRecognizer()
+    loop = ListenLoop(compass_session(tmp), recognizer, RecordingSpeaker(voice, seconds=1.5), voice,
+                      CaptionLog(), LoopSettings())
+    recognizer.loop = loop
+    segments: list[Segment] = []
+    t = 0.0
+    for text, gap, seconds in script:
+        t += gap
+        segments.append(said(text, t, seconds))
+        t += seconds
+    try:
+        loop.run(segments)
+    finally:
+        loop.session.log.close()
+    assert recognizer.early == []
+    applied = [e for e in read_jsonl(tmp / "log.jsonl") if e["type"] in ("guess-scored", "bearing-checked")]
+    assert len(applied) == recognizer.yes_while_confirming
