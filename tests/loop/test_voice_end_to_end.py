@@ -1,0 +1,104 @@
+"""A Compass Code leg by voice, end to end: espeak-ng speaks the table's lines into a
+WAV file, and ``facilitator play compass-code --audio-in`` hears it through the real
+endpointer and pocketsphinx, confirms, applies, logs and speaks (to WAV files).
+
+Leg 1's hidden route is fixed (``--routes``) at E S N W.  By the rules, a guess
+scores an anchor for each direction in its right place and a clockwise step for
+each place where the hidden direction is one step clockwise (N->E->S->W->N) of
+the guessed one.  N E S W: W in place (1 anchor), N->E and E->S (2 steps).
+W N E S: nothing in place, S->W at place 4 (1 step).  E S N W: 4 anchors.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+from support import read_jsonl, run_cli
+
+from facilitator.speech.audio import convert, write_wav
+from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"),
+]
+
+# (what the table says, the espeak-ng voice, seconds of silence after it: room for the answer)
+TABLE = [
+    ("how many candidates", "en-us", 5.0),
+    ("send north east south west", "en-gb", 5.5),          # echoed
+    ("yes", "en-gb", 9.0),                                 # applied: scored, next captain
+    ("is west in position four", "en-us", 5.5),            # echoed
+    ("yes", "en-us", 6.0),
+    ("send west north east south", "en-us", 5.5),          # echoed ...
+    ("no", "en-us", 4.0),                                  # ... and cancelled
+    ("send west north east south", "en-us", 5.5),
+    ("yes", "en-us", 9.0),
+    ("send east south north west", "en-gb", 5.5),
+    ("yes", "en-gb", 16.0),                                # leg 1 solved, leg 2 announced
+]
+
+
+def speak(text: str, voice: str, tmp: Path) -> bytes:
+    path = tmp / "line.wav"
+    subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
+    with wave.open(str(path)) as w:
+        return convert(w.readframes(w.getnframes()), w.getframerate(), w.getnchannels(), w.getsampwidth())
+
+
+def silence(seconds: float) -> bytes:
+    return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+
+
+def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
+    audio = silence(0.5)
+    for text, voice, after in TABLE:
+        audio += speak(text, voice, tmp_path) + silence(after)
+    recording = tmp_path / "table.wav"
+    write_wav(recording, audio)
+    log, said = tmp_path / "log.jsonl", tmp_path / "said"
+    done = run_cli(["play", "compass-code", "--audio-in", str(recording), "--speech-out", str(said),
+                    "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+    events = [e for e in read_jsonl(log) if e["audience"] == "public" and e["type"] != "captain-named"]
+    assert [(e["type"], e.get("route"), e.get("anchors"), e.get("clockwise")) for e in events] == [
+        ("guess-scored", "NESW", 1, 2),
+        ("bearing-checked", None, None, None),
+        ("guess-scored", "WNES", 0, 1),
+        ("guess-scored", "ESNW", 4, 0),
+        ("leg-ended", "ESNW", None, None),
+    ]
+    check = events[1]
+    assert (check["direction"], check["position"], check["answer"]) == ("W", 4, True)
+    assert not any(e["type"] == "command-rejected" for e in read_jsonl(log))
+
+    captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
+    heard = [line[2:] for line in done.stdout.splitlines() if line.startswith("> ")]
+    assert heard == [text for text, _, _ in TABLE]
+    assert captions == [
+        "Leg 1 of 3. I have drawn a hidden route. Player 1 is captain for guess 1 of 4.",
+        "24 candidates remain.",
+        "Send north east south west. Is that right?",
+        "N E S W: 1 anchor, 2 clockwise steps.",
+        "Guess 2 of 4: Player 2 is captain.",
+        "Is west in position four. Is that right?",
+        "Yes, W is in position 4.",
+        "Send west north east south. Is that right?",
+        "Cancelled.",
+        "Send west north east south. Is that right?",
+        "W N E S: 0 anchors, 1 clockwise step.",
+        "Guess 3 of 4: Player 3 is captain.",
+        "Send east south north west. Is that right?",
+        "E S N W: 4 anchors, 0 clockwise steps.",
+        "Four anchors! Leg 1 is solved: the route was E S N W.",
+        "Leg 2 of 3. I have drawn a hidden route. Player 4 is captain for guess 1 of 4.",
+    ]
+    spoken = sorted(said.glob("*.wav"))
+    assert len(spoken) == len(captions)          # every caption was also spoken
+    assert all(path.stat().st_size > 1000 for path in spoken)
