@@ -29,8 +29,8 @@ def test_refusals_cost_no_turn(table: Make) -> None:
     seat = t.state.turn
     other = next(x for s, h in enumerate(t.state.hands, 1) if s != seat for x in h)
     assert refused(t, f"play {other}") == [
-        f"{other} is in Player {t.state.holder(other)}'s hand. It is Player {seat}'s turn: "
-        f"only Player {seat} places now."]
+        (f"{other} is in Player {t.state.holder(other)}'s hand. It is Player {seat}'s turn: "
+         f"only Player {seat} places now.")]
     assert refused(t, "play alpha") == ["Tile A is not in this route. This route uses B C F H I J."]
     assert refused(t, "play kilo") == ["Say again?"]
     assert refused(t, "sun") == ["Say again?"]

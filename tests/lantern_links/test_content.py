@@ -12,6 +12,7 @@ TILES = "content/lantern-links/tiles.toml"
 ROUTES = "content/lantern-links/routes.toml"
 
 
+@pytest.mark.slow
 def test_content_check_reports_solutions_per_card() -> None:
     result = run_cli(["content", "check"])
     assert result.returncode == 0, result.stderr
@@ -54,6 +55,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("relpath", "old", "new", "message"), CASES)
 def test_broken_deck_names_file_entry_and_reason(tmp_path: Path, relpath: str, old: str, new: str,
                                                  message: str) -> None:
@@ -64,6 +66,7 @@ def test_broken_deck_names_file_entry_and_reason(tmp_path: Path, relpath: str, o
     assert message in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 def test_missing_file_is_named(tmp_path: Path) -> None:
     content = tmp_path / "content"
     shutil.copytree(ROOT / "content", content)
@@ -73,11 +76,12 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
     assert f"problem: {TILES}: file is missing" in result.stderr
 
 
+@pytest.mark.slow
 def test_play_refuses_a_broken_deck_with_one_line(tmp_path: Path) -> None:
     content = broken(tmp_path, ROUTES, 'checkpoint = "LEAF"', 'checkpoint = "STAR"')
     result = run_cli(["play", "lantern-links", "--text"], "pass\n",
                      env={"FACILITATOR_CONTENT_DIR": str(content)})
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines() == [
-        f"facilitator: {ROUTES}: routes entry 1 (number 1) checkpoint: word 'STAR' is not one of "
-        "SUN, MOON, LEAF, KEY (upper case)"]
+        (f"facilitator: {ROUTES}: routes entry 1 (number 1) checkpoint: word 'STAR' is not one of "
+         "SUN, MOON, LEAF, KEY (upper case)")]

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ NOTES = Path(__file__).parent / "golden" / "answer_notes.txt"
 def answer_notes() -> dict[int, str]:
     notes = {}
     lines = NOTES.read_text(encoding="utf-8").splitlines()
-    for head, body in zip(lines, lines[1:]):
+    for head, body in pairwise(lines):
         if head.startswith("LL-"):
             route = body.split("left to right: ")[1].split(".")[0]
             notes[int(head[3:])] = "".join(route.split(" → "))

@@ -9,7 +9,14 @@ import pytest
 
 from facilitator.games.lantern_links.deck import load_deck
 from facilitator.games.lantern_links.rules import (
-    Link, complete_chains, is_matched, open_word, orient, score, solutions)
+    Link,
+    complete_chains,
+    is_matched,
+    open_word,
+    orient,
+    score,
+    solutions,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 DECK = load_deck()

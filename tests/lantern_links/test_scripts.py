@@ -53,8 +53,8 @@ def test_mismatch_returns_the_tile_and_counts_as_a_pass(table: Make) -> None:
     tile = wrong[0]
     a, b = t.state.words[tile]
     said = t.say(f"play {tile}")
-    assert said == [f"{tile} shows {a} {b}: neither end matches SUN. It goes back to "
-                    f"Player {seat}, and the turn counts as a pass.",
+    assert said == [(f"{tile} shows {a} {b}: neither end matches SUN. It goes back to "
+                     f"Player {seat}, and the turn counts as a pass."),
                     f"Player {seat % 3 + 1}'s turn. The open word is SUN."]
     assert [e["type"] for e in t.replies[-1].logged] == ["tile-returned", "passed"]
     assert t.events("passed")[-1] == {**t.events("passed")[-1], "seat": seat, "mismatch": True}
@@ -69,7 +69,7 @@ def test_rewinding_tile_three_clears_the_checkpoint_and_the_next_third_tile_sets
     said = t.place("B")                     # MOON -> SUN: the wrong halfway word
     assert "Checkpoint recorded: SUN. The card asks LEAF." in said
     assert t.state.recorded == "SUN"
-    owner_b = t.state.holder("B") or [e for e in t.events("tile-placed") if e["tile"] == "B"][0]["seat"]
+    owner_b = t.state.holder("B") or next(e for e in t.events("tile-placed") if e["tile"] == "B")["seat"]
     rewinder = t.state.turn
     said = t.say("rewind")
     assert said[0] == f"Player {rewinder} uses the rewind: B goes back to Player {owner_b}. The rewind is spent for this route."

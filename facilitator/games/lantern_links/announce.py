@@ -108,9 +108,10 @@ def event(state: State, ev: Event, phrases: Phrasebook, routes: int) -> list[str
         out.append(_turn(state, phrases))
         return out
     if t == "route-ended":
-        fields = dict(index=ev["index"], placed=ev["placed"], points=ev["points"], total=ev["total"],
-                      end_bonus=ev["end_bonus"], checkpoint_bonus=ev["checkpoint_bonus"],
-                      end=state.end, checkpoint=state.checkpoint)
+        fields = {"index": ev["index"], "placed": ev["placed"], "points": ev["points"],
+                  "total": ev["total"], "end_bonus": ev["end_bonus"],
+                  "checkpoint_bonus": ev["checkpoint_bonus"], "end": state.end,
+                  "checkpoint": state.checkpoint}
         out = [phrases.say(f"ll-route-{ev['reason']}", **fields)]
         if ev["points"] < MAX_POINTS:
             out.append(phrases.say("ll-solution", solution=" ".join(ev["solution"])))

@@ -110,7 +110,7 @@ class LanternLinks(Referee[State]):
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         other = set(flags) - {"routes", "pool"}
         if other:
-            raise OptionsError(f"--{sorted(other)[0]} is not an option of lantern-links")
+            raise OptionsError(f"--{min(other)} is not an option of lantern-links")
         opts: dict[str, Any] = {"pool": bool(flags.get("pool", False))}
         if flags.get("routes"):
             numbers = []
