@@ -9,10 +9,10 @@ An explicit state machine behind the small interfaces of ``speech/base.py``::
     any ──while the assistant talks──> SPEAKING ──> back
     any ──game over / quit confirmed──> DONE
 
-Time is *stream time* (seconds into the audio) for a file and wall-clock time
-mapped onto the stream for a microphone (``wall_clock=True``).  Half duplex: a
-segment that overlaps the assistant's speech or the deaf window after it
-(``VoiceSettings.deaf_after_speech_seconds``) is discarded unheard.
+Time is *stream time* (seconds into the audio) for a file, and wall-clock time
+mapped onto the stream for a microphone (``wall_clock=time.monotonic``).  Half
+duplex: a segment that overlaps the assistant's speech or the deaf window after
+it (``VoiceSettings.deaf_after_speech_seconds``) is discarded unheard.
 
 What is logged (see the project's voice-loop notes): a hypothesis that does not
 parse is a ``command-rejected`` (reason ``not understood``), exactly as a typed
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import queue
 import random
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -123,7 +122,8 @@ class ListenLoop:
 
     def __init__(self, session: Session, recognizer: Recognizer, speaker: Speaker,
                  voice: VoiceSettings | None = None, captions: Captions | None = None,
-                 settings: LoopSettings | None = None, *, wall_clock: bool = False,
+                 settings: LoopSettings | None = None, *,
+                 wall_clock: Callable[[], float] | None = None,
                  grammar_builder: GrammarBuilder | None = None) -> None:
         self.session = session
         self.recognizer = recognizer
@@ -140,7 +140,8 @@ class ListenLoop:
         self._build = grammar_builder or _default_builder()
         self._grammars: dict[tuple[object, ...], RecognitionGrammar] = {}
         self._wall_origin: float | None = None
-        self._wall = wall_clock
+        self._clock = wall_clock
+        self._wall = wall_clock is not None
         self._stream_now = 0.0
         self._speech: list[tuple[float, float]] = []   # (start, deaf until), recent first
         self._deadline: float | None = None            # confirmation timeout
@@ -161,14 +162,14 @@ class ListenLoop:
 
     def now(self) -> float:
         """Loop time: stream seconds (a file), or wall clock mapped onto the stream (a mic)."""
-        if self._wall and self._wall_origin is not None:
-            return time.monotonic() - self._wall_origin
+        if self._clock is not None and self._wall_origin is not None:
+            return self._clock() - self._wall_origin
         return self._stream_now
 
     def tick(self, t: float) -> None:
         """The stream has reached ``t``: fire a due timeout, run typed lines."""
-        if self._wall and self._wall_origin is None:
-            self._wall_origin = time.monotonic() - t
+        if self._clock is not None and self._wall_origin is None:
+            self._wall_origin = self._clock() - t
         self._stream_now = max(self._stream_now, t)
         if self.state is LoopState.CONFIRMING and self._deadline is not None and self.now() > self._deadline:
             # in stream time the answer "came" when the deadline passed, not when we noticed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -100,7 +101,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
                                  warn=lambda message: print(f"facilitator: {message}", file=err))
     mic = args.audio_in is None
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
-                      wall_clock=mic)
+                      wall_clock=time.monotonic if mic else None)
     stop_ptt = lambda: None  # noqa: E731
     try:
         if args.push_to_talk:
