@@ -123,3 +123,11 @@ def test_practice_names_are_the_runtime_list_in_practice(play) -> None:
     got = t.session.parse("final brook", typed=False, narrow=True)
     assert isinstance(got, Command) and got.canonical == "final Brook"
     assert isinstance(t.session.parse("final hazel", typed=False, narrow=True), NotRecognized)
+
+
+def test_every_spoken_word_and_catalogue_name_can_be_pronounced() -> None:
+    from facilitator.speech.pocketsphinx_engine import unpronounceable
+
+    vocabulary = load_grammar("two-windows").vocabulary(lists=LISTS)
+    assert {"dahlia", "gorse", "hazel", "brook", "notched", "striped"} <= vocabulary
+    assert unpronounceable(vocabulary) == []
