@@ -148,7 +148,6 @@ class ListenLoop:
         self._armed: tuple[float, float] | None = None  # (from, until)
         self._held = False
         self._typed: queue.SimpleQueue[str] = queue.SimpleQueue()
-        self._resume_to = self.state
 
     # -- time --------------------------------------------------------------------
     @property
@@ -308,7 +307,8 @@ class ListenLoop:
                                            lists=self.session.referee.runtime_lists(self.session.state))
         said = said or self.pending.canonical
         self.state = LoopState.CONFIRMING
-        end = self._speak([self.session.phrases.say("confirm-ask", command=said[:1].upper() + said[1:])])
+        end = self._speak([self.session.phrases.say("confirm-ask", command=said[:1].upper() + said[1:])],
+                          remember=False)
         self._deadline = end + self.voice.confirm_timeout_seconds
 
     def _hear_answer(self, segment: Segment) -> None:
@@ -330,14 +330,14 @@ class ListenLoop:
         if intent == "yes" and pending is not None:
             self._apply(pending)
         else:
-            self._speak([self.session.phrases.say("confirm-cancelled")])
+            self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
         self._after_command()
 
     def _timeout(self, at: float | None = None) -> None:
         self.pending = None
         self._deadline = None
         self.state = LoopState.LISTENING
-        self._speak([self.session.phrases.say("confirm-timeout")], at=at)
+        self._speak([self.session.phrases.say("confirm-timeout")], remember=False, at=at)
         self._after_command()
 
     def _apply(self, command: Command) -> None:

@@ -289,3 +289,9 @@ def test_earcons_count_as_assistant_sound(tmp_path: Path) -> None:
     assert loop.discarded[-1].reason == "half-duplex"
     loop.hear(said("yes", 4.9))
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
+
+
+def test_repeat_after_a_cancel_replays_the_last_game_announcement(tmp_path: Path) -> None:
+    loop, speaker, _ = make(tmp_path)
+    loop.run([said("how many candidates", 1.0), said(SEND, 5.0), said("no", 9.0), said("repeat", 13.0)])
+    assert speaker.spoken == ["24 candidates remain.", ECHO, "Cancelled.", "24 candidates remain."]
