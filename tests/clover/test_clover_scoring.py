@@ -81,9 +81,12 @@ def test_wrong_then_second_attempt_scores_one_per_right_card(
         {s.value: placed_before[s.value] for s in right}
     returned = sorted(placed_before[s.value] for s in first_wrong)
     assert sorted(layout.pool) == sorted(set(layout.pool) | set(returned))
-    assert table.public[-1] == (
-        f"{len(right)} {'card is' if len(right) == 1 else 'cards are'} right and stay locked. "
-        f"Back to the middle: {' and '.join(', '.join(map(str, returned)).rsplit(', ', 1))}. One more attempt.")
+    back = " and ".join(", ".join(map(str, returned)).rsplit(", ", 1))
+    if right:
+        assert table.public[-1] == (f"{len(right)} {'card is' if len(right) == 1 else 'cards are'} "
+                                    f"right and stay locked. Back to the middle: {back}. One more attempt.")
+    else:
+        assert table.public[-1] == f"No card is right. Back to the middle: {back}. One more attempt."
     table.solve()
     _spoil(table, list(second_wrong))
     table.say("commit")

@@ -394,7 +394,8 @@ class Clover(Referee[State]):
         if t == "attempt-made":
             if event["attempt"] == 1 and event["correct_cards"] < len(SLOTS):
                 returned = [str(c) for c in event["returned"]]
-                return [phrases.say("cl-second-attempt", n=event["correct_cards"],
+                key = "cl-second-attempt" if event["correct_cards"] else "cl-second-attempt-none"
+                return [phrases.say(key, n=event["correct_cards"],
                                     returned=phrases.join(returned))]
             return []
         if t == "board-scored":
