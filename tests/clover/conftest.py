@@ -72,8 +72,11 @@ class Table:
                 turns = turns_between(layout.words(k), board[slot])
                 if turns is not None:
                     if layout.card_in(slot) != k:
-                        self.say(f"place card {SPOKEN[k - 1]} {slot.value.replace('-', ' ')}" if spoken
-                                 else f"place {k} {slot.value}")
+                        self.say(
+                            f"place card {SPOKEN[k - 1]} {slot.value.replace('-', ' ')}"
+                            if spoken
+                            else f"place {k} {slot.value}"
+                        )
                     for _ in range(turns):
                         self.say(f"turn card {SPOKEN[k - 1]}" if spoken else f"turn {k}")
                     break
@@ -114,7 +117,10 @@ class Table:
         for slot in slots:
             layout = self.state.layout
             for k in range(1, len(layout.cards) + 1):
-                if layout.slot_of(k) is None and turns_between(layout.words(k), board[slot]) is None:
+                if (
+                    layout.slot_of(k) is None
+                    and turns_between(layout.words(k), board[slot]) is None
+                ):
                     self.say(f"place {k} {slot.value}")
                     break
             else:
@@ -126,15 +132,27 @@ def new_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     """``new_table(players=4, seed=1, extra=1, data=None, log=None)``: a started, logged game."""
     made: list[int] = []
 
-    def make(players: int = 4, seed: int = 1, extra: int = 1, data: Path | None = None,
-             log: Path | None = None, names: list[str] | None = None) -> Table:
+    def make(
+        players: int = 4,
+        seed: int = 1,
+        extra: int = 1,
+        data: Path | None = None,
+        log: Path | None = None,
+        names: list[str] | None = None,
+    ) -> Table:
         table_data = TableData(data or tmp_path / "data")
         if log is None:
             made.append(1)
             log = tmp_path / f"game-{len(made)}.jsonl"
-        session, reply = Session.start("clover", players=None if names else players, names=names,
-                                       seed=seed, options={"extra": extra},
-                                       log_path=log, table=table_data)
+        session, reply = Session.start(
+            "clover",
+            players=None if names else players,
+            names=names,
+            seed=seed,
+            options={"extra": extra},
+            log_path=log,
+            table=table_data,
+        )
         table = Table(session)
         table.take(reply)
         tables.append(table)

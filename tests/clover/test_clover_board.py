@@ -6,11 +6,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facilitator.games.clover.board import (SLOTS, ZONES, Side, Slot, all_words, board_from_json,
-                                            board_to_json, turn, turns_between, zone_words)
+from facilitator.games.clover.board import (
+    SLOTS,
+    ZONES,
+    Side,
+    Slot,
+    all_words,
+    board_from_json,
+    board_to_json,
+    turn,
+    turns_between,
+    zone_words,
+)
 
 CARD = ("house", "sheep", "rope", "anchor")  # top, right, bottom, left
-distinct_words = st.lists(st.text("abcdefghij", min_size=1, max_size=6), min_size=4, max_size=4, unique=True)
+distinct_words = st.lists(
+    st.text("abcdefghij", min_size=1, max_size=6), min_size=4, max_size=4, unique=True
+)
 
 
 def test_one_clockwise_turn_brings_the_left_word_to_the_top() -> None:
@@ -45,22 +57,36 @@ BOARD = {
 }
 
 
-@pytest.mark.parametrize(("zone", "pair"), [
-    # the rules: "the top clue is about the top word of the top-left card and the
-    # top word of the top-right card, and so on" (House and Firefighter -> Station)
-    (Side.TOP, ("house", "firefighter")),
-    (Side.RIGHT, ("sheep", "clothing")),       # Sheep and Clothing -> Wool
-    (Side.BOTTOM, ("lemon", "pearl")),
-    (Side.LEFT, ("ladder", "wagon")),
-])
-def test_each_zone_pairs_the_two_outward_words_on_its_edge(zone: Side, pair: tuple[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("zone", "pair"),
+    [
+        # the rules: "the top clue is about the top word of the top-left card and the
+        # top word of the top-right card, and so on" (House and Firefighter -> Station)
+        (Side.TOP, ("house", "firefighter")),
+        (Side.RIGHT, ("sheep", "clothing")),  # Sheep and Clothing -> Wool
+        (Side.BOTTOM, ("lemon", "pearl")),
+        (Side.LEFT, ("ladder", "wagon")),
+    ],
+)
+def test_each_zone_pairs_the_two_outward_words_on_its_edge(
+    zone: Side, pair: tuple[str, str]
+) -> None:
     assert zone_words(BOARD, zone) == pair
 
 
 def test_inward_words_belong_to_no_zone() -> None:
     outward = {w for zone in ZONES for w in zone_words(BOARD, zone)}
     assert len(outward) == 8
-    assert set(all_words(BOARD)) - outward == {"moss", "sock", "kite", "cup", "drum", "nest", "owl", "tent"}
+    assert set(all_words(BOARD)) - outward == {
+        "moss",
+        "sock",
+        "kite",
+        "cup",
+        "drum",
+        "nest",
+        "owl",
+        "tent",
+    }
 
 
 def test_board_json_round_trips_in_the_documented_form() -> None:

@@ -20,7 +20,7 @@ from support import ROOT, read_jsonl, run_cli
 from facilitator.games.clover.board import all_words, board_from_json
 
 SEED = 17
-PLAN = [6, 2, 0, 3]          # what each board scores
+PLAN = [6, 2, 0, 3]  # what each board scores
 
 
 def _script(new_table: Callable[..., Any]) -> tuple[list[str], list[int]]:
@@ -43,34 +43,63 @@ def _script(new_table: Callable[..., Any]) -> tuple[list[str], list[int]]:
 
 
 def _args(log: Path, data: Path) -> list[str]:
-    return ["play", "clover", "--text", "--seed", str(SEED), "--players", "4", "--log", str(log),
-            "--data-dir", str(data)]
+    return [
+        "play",
+        "clover",
+        "--text",
+        "--seed",
+        str(SEED),
+        "--players",
+        "4",
+        "--log",
+        str(log),
+        "--data-dir",
+        str(data),
+    ]
 
 
 @pytest.mark.slow
-def test_a_whole_game_by_text_keeps_boards_off_stdout(new_table: Callable[..., Any], tmp_path: Path) -> None:
+def test_a_whole_game_by_text_keeps_boards_off_stdout(
+    new_table: Callable[..., Any], tmp_path: Path
+) -> None:
     lines, _ = _script(new_table)
     log, private = tmp_path / "game.jsonl", tmp_path / "private.jsonl"
-    done = run_cli([*_args(log, tmp_path / "cli-data"), "--private", str(private)], "\n".join(lines) + "\n")
+    done = run_cli(
+        [*_args(log, tmp_path / "cli-data"), "--private", str(private)], "\n".join(lines) + "\n"
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
-    assert out[0] == ("Clover for 4 players, 1 extra card at each resolution. Every board is on its "
-                      "owner's screen. Write one clue for each of your four zones.")
-    assert out[-2:] == ["The game is over: 11 points of 24.",
-                        "That is the table's first entry in the Record of Legends: 11."]
+    assert out[0] == (
+        "Clover for 4 players, 1 extra card at each resolution. Every board is on its "
+        "owner's screen. Write one clue for each of your four zones."
+    )
+    assert out[-2:] == [
+        "The game is over: 11 points of 24.",
+        "That is the table's first entry in the Record of Legends: 11.",
+    ]
     events = read_jsonl(log)
     dealt = [e for e in events if e["type"] == "board-dealt"]
     assert [e["audience"] for e in dealt] == [1, 2, 3, 4]
-    assert [(p["type"], p["audience"]) for p in read_jsonl(private)][:4] == [("board-dealt", s) for s in (1, 2, 3, 4)]
+    assert [(p["type"], p["audience"]) for p in read_jsonl(private)][:4] == [
+        ("board-dealt", s) for s in (1, 2, 3, 4)
+    ]
     # no board word reaches stdout before that board's cards are laid out (the responses'
     # own words aside, e.g. "card")
-    fixed = set(re.findall(r"[a-z]+", " ".join(out[:1]).lower())) | {"card", "top", "right", "bottom", "left"}
+    fixed = set(re.findall(r"[a-z]+", " ".join(out[:1]).lower())) | {
+        "card",
+        "top",
+        "right",
+        "bottom",
+        "left",
+    }
     first_resolution = next(i for i, line in enumerate(out) if line.startswith("Resolution 1 of 4"))
     said = set(re.findall(r"[a-z]+", " ".join(out[:first_resolution]).lower()))
     for event in dealt:
         words = set(all_words(board_from_json(event["board"]))) - fixed
         assert not words & said
-    assert json.loads((tmp_path / "cli-data" / "clover.json").read_text()) == {"records": {"4-1": 11}}
+    assert json.loads((tmp_path / "cli-data" / "clover.json").read_text()) == {
+        "records": {"4-1": 11}
+    }
 
 
 def _wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
@@ -83,7 +112,9 @@ def _wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_mid_resolution_then_resume_loses_nothing(new_table: Callable[..., Any], tmp_path: Path) -> None:
+def test_sigkill_mid_resolution_then_resume_loses_nothing(
+    new_table: Callable[..., Any], tmp_path: Path
+) -> None:
     lines, sizes = _script(new_table)
     straight = tmp_path / "straight.jsonl"
     whole = run_cli(_args(straight, tmp_path / "data-straight"), "\n".join(lines) + "\n")
@@ -92,9 +123,14 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(new_table: Callable[..
     # stop in the middle of the second board's first attempt
     cut = next(i for i, line in enumerate(lines) if line == "commit") + 3
     log, data = tmp_path / "killed.jsonl", tmp_path / "cli-data"
-    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *_args(log, data)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "facilitator", *_args(log, data)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=os.environ.copy(),
+    )
     assert proc.stdin is not None
     proc.stdin.write(("\n".join(lines[:cut]) + "\n").encode())
     proc.stdin.flush()
@@ -112,27 +148,32 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(new_table: Callable[..
     assert len(before) == sizes[cut - 1]
     assert before[-1]["type"] in ("card-placed", "card-turned")
 
-    resumed = run_cli(["play", "clover", "--text", "--resume", str(log), "--data-dir", str(data)],
-                      "\n".join(lines[cut:]) + "\n")
+    resumed = run_cli(
+        ["play", "clover", "--text", "--resume", str(log), "--data-dir", str(data)],
+        "\n".join(lines[cut:]) + "\n",
+    )
     assert resumed.returncode == 0, resumed.stderr
     out = resumed.stdout.splitlines()
     assert out[0] == "Resuming the game."
     assert out[1].startswith("Player 2's board, attempt 1 of 2; Player 3 commits.")
     assert out[-1] == "That is the table's first entry in the Record of Legends: 11."
     after = read_jsonl(log)
-    assert after[:len(before)] == before                   # nothing rewritten
-    assert after == read_jsonl(straight)                   # the same game as without the crash
+    assert after[: len(before)] == before  # nothing rewritten
+    assert after == read_jsonl(straight)  # the same game as without the crash
     assert json.loads((data / "clover.json").read_text()) == {"records": {"4-1": 11}}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("args", "message"), [
-    (["--extra", "5"], "facilitator: --extra takes a number from 1 to 4, not 5"),
-    (["--extra", "0"], "facilitator: --extra takes a number from 1 to 4, not 0"),
-    (["--players", "7"], "facilitator: clover takes 3 to 6 players, not 7"),
-    (["--names", "Ann,Bo"], "facilitator: clover takes 3 to 6 players, not 2"),
-    (["--mode", "gentle"], "facilitator: --mode is not an option of clover"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--extra", "5"], "facilitator: --extra takes a number from 1 to 4, not 5"),
+        (["--extra", "0"], "facilitator: --extra takes a number from 1 to 4, not 0"),
+        (["--players", "7"], "facilitator: clover takes 3 to 6 players, not 7"),
+        (["--names", "Ann,Bo"], "facilitator: clover takes 3 to 6 players, not 2"),
+        (["--mode", "gentle"], "facilitator: --mode is not an option of clover"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     done = run_cli(["play", "clover", "--text", "--data-dir", str(tmp_path), *args], "")
     assert done.returncode == 2
@@ -143,9 +184,24 @@ def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str, tmp_p
 @pytest.mark.slow
 def test_names_and_extra_cards_from_the_command_line(tmp_path: Path) -> None:
     log = tmp_path / "g.jsonl"
-    done = run_cli(["play", "clover", "--text", "--names", "Ann,Bo,Cy", "--extra", "3", "--seed", "2",
-                    "--log", str(log), "--data-dir", str(tmp_path / "d")],
-                   "status\nclue Bo top wool\nplace card one top left\nnonsense words\n")
+    done = run_cli(
+        [
+            "play",
+            "clover",
+            "--text",
+            "--names",
+            "Ann,Bo,Cy",
+            "--extra",
+            "3",
+            "--seed",
+            "2",
+            "--log",
+            str(log),
+            "--data-dir",
+            str(tmp_path / "d"),
+        ],
+        "status\nclue Bo top wool\nplace card one top left\nnonsense words\n",
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1:] == [
         "Clue writing: Ann: 0 of 4, Bo: 0 of 4 and Cy: 0 of 4.",

@@ -15,7 +15,9 @@ from facilitator.games.clover.clues import check_clue, same_family
 from facilitator.games.clover.lexicon import Lexicon, fold, word_list
 from facilitator.grammar import Command, load_grammar
 
-GOLDEN = tomllib.loads((Path(__file__).parent / "golden" / "clue_checks.toml").read_text(encoding="utf-8"))
+GOLDEN = tomllib.loads(
+    (Path(__file__).parent / "golden" / "clue_checks.toml").read_text(encoding="utf-8")
+)
 BOARD_WORDS = all_words(board_from_json(GOLDEN["board"]))
 
 
@@ -53,25 +55,28 @@ def test_without_a_word_list_no_unknown_word_note() -> None:
 
 def test_a_small_word_list_decides_what_is_known() -> None:
     lexicon = Lexicon({"night", "light", "fire", "station"}, "test")
-    assert check_clue("nightlight", [], lexicon).notes == ()      # two known words, solid
+    assert check_clue("nightlight", [], lexicon).notes == ()  # two known words, solid
     assert check_clue("night-light", [], lexicon).notes == ()
     assert check_clue("nightlite", [], lexicon).notes[0].kind.value == "unknown-word"
     assert check_clue("2024", [], lexicon).notes == ()
 
 
-@pytest.mark.parametrize(("line", "clue"), [
-    ("clue 2 top night-light", "night-light"),
-    ("clue 2 top FBI", "FBI"),
-    ("clue 2 top 13", "13"),
-    ("clue 2 top Bzzzz", "Bzzzz"),
-    ("clue 2 right fire-station", "fire-station"),
-    ("clue 2 left Clooney", "Clooney"),
-    ("clue 2 bottom Statión", "Statión"),
-    ("clue 2 top rock'n'roll", "rock'n'roll"),
-    ("clue 2 top fire station", "fire station"),
-    ("CLUE 2 TOP Wool", "Wool"),
-    ("clue 2 top", ""),
-])
+@pytest.mark.parametrize(
+    ("line", "clue"),
+    [
+        ("clue 2 top night-light", "night-light"),
+        ("clue 2 top FBI", "FBI"),
+        ("clue 2 top 13", "13"),
+        ("clue 2 top Bzzzz", "Bzzzz"),
+        ("clue 2 right fire-station", "fire-station"),
+        ("clue 2 left Clooney", "Clooney"),
+        ("clue 2 bottom Statión", "Statión"),
+        ("clue 2 top rock'n'roll", "rock'n'roll"),
+        ("clue 2 top fire station", "fire station"),
+        ("CLUE 2 TOP Wool", "Wool"),
+        ("clue 2 top", ""),
+    ],
+)
 def test_typed_clues_arrive_intact(line: str, clue: str) -> None:
     command = load_grammar("clover").parse(line)
     assert isinstance(command, Command) and command.intent == "clue"
@@ -93,13 +98,23 @@ def test_each_writer_hears_why_privately(new_table: Callable[..., Any]) -> None:
     table.say("clue 2 right Clooney")
     private = [p for p in table.private if p["type"] in ("clue-refused", "clue-noted")]
     assert [(p["audience"], p["type"], p.get("reason") or p.get("note")) for p in private] == [
-        (2, "clue-refused", "empty"), (2, "clue-refused", "space"), (2, "clue-refused", "board-word"),
-        (2, "clue-noted", "unknown-word")]
-    assert private[1]["text"] == ("Your clue for top, fire station, has a space. "
-                                  "Write one word; join a compound with a hyphen.")
-    assert private[2]["text"] == f"Your clue for top, {keyword.upper()}, is one of your own keywords. Write another word."
-    assert private[3]["text"] == ("Note: your clue for right, Clooney, is not in the dictionary. "
-                                  "It is accepted; the table may judge it.")
+        (2, "clue-refused", "empty"),
+        (2, "clue-refused", "space"),
+        (2, "clue-refused", "board-word"),
+        (2, "clue-noted", "unknown-word"),
+    ]
+    assert private[1]["text"] == (
+        "Your clue for top, fire station, has a space. "
+        "Write one word; join a compound with a hyphen."
+    )
+    assert (
+        private[2]["text"]
+        == f"Your clue for top, {keyword.upper()}, is one of your own keywords. Write another word."
+    )
+    assert private[3]["text"] == (
+        "Note: your clue for right, Clooney, is not in the dictionary. "
+        "It is accepted; the table may judge it."
+    )
     # the table hears only that a clue was not accepted: never the clue nor the keyword
     assert table.public[-4:] == [
         "Player 2, your clue for top was not accepted; the reason is on your screen.",
@@ -111,7 +126,8 @@ def test_each_writer_hears_why_privately(new_table: Callable[..., Any]) -> None:
 
 
 def test_a_later_clue_replaces_the_earlier_one_and_a_refused_one_keeps_it(
-        new_table: Callable[..., Any]) -> None:
+    new_table: Callable[..., Any],
+) -> None:
     table = new_table(players=3, seed=4)
     table.say("clue 1 top wool")
     table.say("clue 1 top station")

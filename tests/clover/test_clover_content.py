@@ -30,7 +30,10 @@ def test_the_shipped_deck_follows_the_deck_rules() -> None:
 
 def test_every_keyword_is_in_the_dictionaries() -> None:
     report = check()
-    assert report[0] == f"{KEYWORDS_FILE}: {len(load_deck().cards)} cards, {4 * len(load_deck().cards)} words, none on two cards"
+    assert (
+        report[0]
+        == f"{KEYWORDS_FILE}: {len(load_deck().cards)} cards, {4 * len(load_deck().cards)} words, none on two cards"
+    )
     if recognizer_dictionary() is not None:
         assert f"{KEYWORDS_FILE}: every word is in the recognizer's dictionary" in report
     assert word_list() is not None, "Debian's wamerican word list is installed by .ci/setup"
@@ -55,32 +58,62 @@ def _replace_word(text: str, number: int, index: int, new: str) -> str:
     old = _card(text, number)
     words = re.findall(r'"([^"]*)"', old)
     words[index] = new
-    return text.replace(f"number = {number}\nwords = {old}",
-                        f"number = {number}\nwords = [" + ", ".join(f'"{w}"' for w in words) + "]")
+    return text.replace(
+        f"number = {number}\nwords = {old}",
+        f"number = {number}\nwords = [" + ", ".join(f'"{w}"' for w in words) + "]",
+    )
 
 
 def _first_word(text: str, number: int) -> str:
     return re.findall(r'"([^"]*)"', _card(text, number))[0]
 
 
-@pytest.mark.parametrize(("edit", "entry", "reason"), [
-    (lambda t: _replace_word(t, 7, 2, _first_word(t, 3)), "entry 7 (number 7)",
-     r"'\w+' is also on card 3; no word may be on two cards"),
-    (lambda t: _replace_word(t, 5, 1, "ice cream"), "cards entry 5 (number 5) words",
-     r"'ice cream' is not one lower-case word of letters a-z"),
-    (lambda t: _replace_word(t, 9, 0, "Apple"), "cards entry 9 (number 9) words",
-     r"'Apple' is not one lower-case word of letters a-z"),
-    (lambda t: t.replace(f"number = 4\nwords = {_card(t, 4)}", 'number = 4\nwords = ["a", "b", "c"]'),
-     "cards entry 4 (number 4) words", r"a card has four words, not 3"),
-    (lambda t: t.replace("number = 12\n", "number = 11\n", 1), "entry 12 (number 11)",
-     r"number 11 is also entry 11"),
-    (lambda t: t.replace("number = 2\n", "number = 2\ncolour = \"red\"\n", 1), "cards entry 2 (number 2) colour",
-     r"unknown key"),
-    (lambda t: t.split("[[cards]]\nnumber = 120\n")[0], "cards", r"the deck needs at least 120 cards, has 119"),
-    (lambda t: t.replace("[[cards]]", "[[cards", 1), None, r"not valid TOML: .*"),
-])
-def test_a_broken_deck_names_file_entry_and_reason(tmp_path: Path, edit: Callable[[str], str],
-                                                   entry: str | None, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("edit", "entry", "reason"),
+    [
+        (
+            lambda t: _replace_word(t, 7, 2, _first_word(t, 3)),
+            "entry 7 (number 7)",
+            r"'\w+' is also on card 3; no word may be on two cards",
+        ),
+        (
+            lambda t: _replace_word(t, 5, 1, "ice cream"),
+            "cards entry 5 (number 5) words",
+            r"'ice cream' is not one lower-case word of letters a-z",
+        ),
+        (
+            lambda t: _replace_word(t, 9, 0, "Apple"),
+            "cards entry 9 (number 9) words",
+            r"'Apple' is not one lower-case word of letters a-z",
+        ),
+        (
+            lambda t: t.replace(
+                f"number = 4\nwords = {_card(t, 4)}", 'number = 4\nwords = ["a", "b", "c"]'
+            ),
+            "cards entry 4 (number 4) words",
+            r"a card has four words, not 3",
+        ),
+        (
+            lambda t: t.replace("number = 12\n", "number = 11\n", 1),
+            "entry 12 (number 11)",
+            r"number 11 is also entry 11",
+        ),
+        (
+            lambda t: t.replace("number = 2\n", 'number = 2\ncolour = "red"\n', 1),
+            "cards entry 2 (number 2) colour",
+            r"unknown key",
+        ),
+        (
+            lambda t: t.split("[[cards]]\nnumber = 120\n")[0],
+            "cards",
+            r"the deck needs at least 120 cards, has 119",
+        ),
+        (lambda t: t.replace("[[cards]]", "[[cards", 1), None, r"not valid TOML: .*"),
+    ],
+)
+def test_a_broken_deck_names_file_entry_and_reason(
+    tmp_path: Path, edit: Callable[[str], str], entry: str | None, reason: str
+) -> None:
     directory = _broken(tmp_path, edit)
     with pytest.raises(ContentError) as caught:
         check(directory)
@@ -112,5 +145,7 @@ def test_content_check_cli_fails_on_a_broken_deck(tmp_path: Path) -> None:
     directory = _broken(tmp_path, lambda t: _replace_word(t, 7, 2, _first_word(t, 3)))
     bad = run_cli(["content", "check", "--content-dir", str(directory)])
     assert bad.returncode != 0
-    assert re.search(rf"problem: {FILE}: entry 7 \(number 7\): '\w+' is also on card 3", bad.stderr), bad.stderr
+    assert re.search(
+        rf"problem: {FILE}: entry 7 \(number 7\): '\w+' is also on card 3", bad.stderr
+    ), bad.stderr
     assert "Traceback" not in bad.stderr

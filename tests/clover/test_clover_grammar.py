@@ -14,8 +14,16 @@ from facilitator.games.clover import REFEREE
 from facilitator.games.clover.lexicon import recognizer_dictionary
 from facilitator.grammar import Command, NotRecognized, load_grammar
 
-NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-           "eight": "8"}
+NUMBERS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+}
 SPOKEN_INTENTS = ["place", "turn", "commit", "read card", "read cards", "read clues"]
 
 
@@ -43,18 +51,23 @@ def test_every_spoken_phrase_parses_back_to_its_command(intent: str) -> None:
         for grammar in (own, everything):
             command = grammar.parse(phrase, typed=False)
             assert isinstance(command, Command), phrase
-            assert (command.intent, command.canonical) == (intent, _expected(intent, phrase)), phrase
+            assert (command.intent, command.canonical) == (intent, _expected(intent, phrase)), (
+                phrase
+            )
 
 
-@pytest.mark.parametrize(("canonical", "spoken"), [
-    ("place 3 top-left", "place card three top left"),
-    ("place 8 bottom-right", "place card eight bottom right"),
-    ("turn 3", "turn card three"),
-    ("read card 3", "read card three"),
-    ("commit", "commit"),
-    ("read clues", "read the clues"),
-    ("read cards", "read the cards"),
-])
+@pytest.mark.parametrize(
+    ("canonical", "spoken"),
+    [
+        ("place 3 top-left", "place card three top left"),
+        ("place 8 bottom-right", "place card eight bottom right"),
+        ("turn 3", "turn card three"),
+        ("read card 3", "read card three"),
+        ("commit", "commit"),
+        ("read clues", "read the clues"),
+        ("read cards", "read the cards"),
+    ],
+)
 def test_canonical_forms_render_to_what_the_table_says(canonical: str, spoken: str) -> None:
     grammar = load_grammar("clover")
     assert grammar.render(canonical) == spoken
@@ -62,14 +75,17 @@ def test_canonical_forms_render_to_what_the_table_says(canonical: str, spoken: s
     assert isinstance(parsed, Command) and parsed.canonical == canonical
 
 
-@pytest.mark.parametrize(("typed", "canonical"), [
-    ("place 3 top-left", "place 3 top-left"),
-    ("place 3 tl", "place 3 top-left"),
-    ("Place card 3 on the bottom right", "place 3 bottom-right"),
-    ("turn 3", "turn 3"),
-    ("read card 3", "read card 3"),
-    ("commit", "commit"),
-])
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        ("place 3 top-left", "place 3 top-left"),
+        ("place 3 tl", "place 3 top-left"),
+        ("Place card 3 on the bottom right", "place 3 bottom-right"),
+        ("turn 3", "turn 3"),
+        ("read card 3", "read card 3"),
+        ("commit", "commit"),
+    ],
+)
 def test_typed_forms(typed: str, canonical: str) -> None:
     command = load_grammar("clover").parse(typed)
     assert isinstance(command, Command) and command.canonical == canonical
@@ -78,7 +94,9 @@ def test_typed_forms(typed: str, canonical: str) -> None:
 def test_only_commit_is_confirmed() -> None:
     grammar = load_grammar("clover")
     assert "commit" in grammar.confirmed
-    assert not {"place", "turn", "read card", "read cards", "read clues", "clue"} & grammar.confirmed
+    assert (
+        not {"place", "turn", "read card", "read cards", "read clues", "clue"} & grammar.confirmed
+    )
 
 
 def test_the_recognizer_knows_every_spoken_word() -> None:
@@ -94,13 +112,21 @@ def test_voice_is_narrowed_to_what_is_legal_now(new_table: Callable[..., Any]) -
     table = new_table(players=3, seed=8)
     session = table.session
     assert REFEREE.legal_intents(table.state) == {"clue", "status", "help", "read rules"}
-    assert isinstance(session.parse("place card one top left", typed=False, narrow=True), NotRecognized)
+    assert isinstance(
+        session.parse("place card one top left", typed=False, narrow=True), NotRecognized
+    )
     assert isinstance(session.parse("status", typed=False, narrow=True), Command)
     table.write_clues()
     assert REFEREE.legal_intents(table.state) >= set(SPOKEN_INTENTS)
     assert "clue" not in REFEREE.legal_intents(table.state)
-    for phrase in ("place card one top left", "turn card two", "read card three", "commit",
-                   "read the clues", "read the cards"):
+    for phrase in (
+        "place card one top left",
+        "turn card two",
+        "read card three",
+        "commit",
+        "read the clues",
+        "read the cards",
+    ):
         assert isinstance(session.parse(phrase, typed=False, narrow=True), Command), phrase
     for points in (6, 6, 6):
         table.play_board(points)
@@ -113,18 +139,23 @@ def test_reading_aloud_for_a_low_vision_player(new_table: Callable[..., Any]) ->
     assert table.public[-1] == "No cards are on the table yet."
     table.write_clues()
     table.say("read the clues")
-    assert table.public[-1] == ("The clues for Player 1's board: top harbor1, right orchard1, "
-                                "bottom meadow1, left lantern1.")
+    assert table.public[-1] == (
+        "The clues for Player 1's board: top harbor1, right orchard1, "
+        "bottom meadow1, left lantern1."
+    )
     layout = table.state.layout
     top, right, bottom, left = layout.words(3)
     table.say("read card three")
-    assert table.public[-1] == (f"Card 3: {top} on top, {right} on the right, {bottom} at the bottom, "
-                                f"{left} on the left; not placed.")
+    assert table.public[-1] == (
+        f"Card 3: {top} on top, {right} on the right, {bottom} at the bottom, "
+        f"{left} on the left; not placed."
+    )
     table.say("place card three top left")
     table.say("read card three")
     assert table.public[-1].endswith("; in the top left slot.")
     before = len(table.events())
     table.say("read the cards")
-    assert len(table.public) and all(line.startswith(f"Card {k}:") for k, line in
-                                     zip(range(1, 6), table.public[-5:]))
-    assert len(table.events()) == before              # queries log nothing
+    assert len(table.public) and all(
+        line.startswith(f"Card {k}:") for k, line in zip(range(1, 6), table.public[-5:])
+    )
+    assert len(table.events()) == before  # queries log nothing

@@ -17,17 +17,27 @@ from facilitator.games.clover.board import SLOTS, all_words, turns_between
 from facilitator.grammar import Command
 
 SLOT_NAMES = [s.value for s in SLOTS]
-moves = st.lists(st.one_of(
-    st.tuples(st.just("place"), st.integers(1, 8), st.sampled_from(SLOT_NAMES)),
-    st.tuples(st.just("turn"), st.integers(1, 8), st.just("")),
-    st.tuples(st.just("commit"), st.just(0), st.just("")),
-), max_size=40)
+moves = st.lists(
+    st.one_of(
+        st.tuples(st.just("place"), st.integers(1, 8), st.sampled_from(SLOT_NAMES)),
+        st.tuples(st.just("turn"), st.integers(1, 8), st.just("")),
+        st.tuples(st.just("commit"), st.just(0), st.just("")),
+    ),
+    max_size=40,
+)
 
 
 def _started(players: int, extra: int, seed: int) -> tuple[Any, list[Event]]:
-    started = Event("game-started", {"game": "clover", "seed": seed, "players": players,
-                                     "names": [f"P{s}" for s in range(1, players + 1)],
-                                     "options": {"extra": extra, "records": {}}})
+    started = Event(
+        "game-started",
+        {
+            "game": "clover",
+            "seed": seed,
+            "players": players,
+            "names": [f"P{s}" for s in range(1, players + 1)],
+            "options": {"extra": extra, "records": {}},
+        },
+    )
     state = REFEREE.initial(started)
     events = [started]
     for event in REFEREE.setup(state, random.Random(seed)):
@@ -37,7 +47,9 @@ def _started(players: int, extra: int, seed: int) -> tuple[Any, list[Event]]:
 
 
 @given(st.integers(3, 6), st.integers(1, 4), st.integers(0, 10_000))
-def test_each_player_gets_four_distinct_cards_none_shared(players: int, extra: int, seed: int) -> None:
+def test_each_player_gets_four_distinct_cards_none_shared(
+    players: int, extra: int, seed: int
+) -> None:
     state, events = _started(players, extra, seed)
     dealt = [e for e in events if e.type == "board-dealt"]
     assert [e.audience for e in dealt] == list(range(1, players + 1))
@@ -72,11 +84,14 @@ def _command(kind: str, card: int, slot: str) -> Command:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 4), st.integers(1, 4), st.integers(0, 1000), moves)
 def test_any_moves_keep_the_layout_valid_and_replay_equals_live(
-        players: int, extra: int, seed: int, script: list[tuple[str, int, str]]) -> None:
+    players: int, extra: int, seed: int, script: list[tuple[str, int, str]]
+) -> None:
     state, events = _started(players, extra, seed)
     for seat in range(1, players + 1):
         for zone in ("top", "right", "bottom", "left"):
-            command = Command("clue", f"clue {seat} {zone} x", {"seat": str(seat), "zone": zone, "clue": "quay"})
+            command = Command(
+                "clue", f"clue {seat} {zone} x", {"seat": str(seat), "zone": zone, "clue": "quay"}
+            )
             for event in REFEREE.decide(state, command, random.Random(f"{seed}:{len(events)}")):
                 state = REFEREE.evolve(state, event)
                 events.append(event)
@@ -86,7 +101,9 @@ def test_any_moves_keep_the_layout_valid_and_replay_equals_live(
             break
         before = state
         try:
-            new = REFEREE.decide(state, _command(kind, card, slot), random.Random(f"{seed}:{len(events)}"))
+            new = REFEREE.decide(
+                state, _command(kind, card, slot), random.Random(f"{seed}:{len(events)}")
+            )
         except IllegalCommandError:
             assert state == before
             continue
@@ -96,14 +113,14 @@ def test_any_moves_keep_the_layout_valid_and_replay_equals_live(
         layout = state.layout
         if layout is not None:
             held = [c for c in layout.slots if c is not None]
-            assert len(held) == len(set(held))                       # no card in two slots
+            assert len(held) == len(set(held))  # no card in two slots
             assert all(layout.card_in(s) is not None for s in layout.locked)
             assert len(layout.cards) == 4 + extra
             faces = {frozenset(f) for f in layout.cards}
-            assert len(faces) == len(layout.cards)                   # cards keep their words
+            assert len(faces) == len(layout.cards)  # cards keep their words
         if before.layout is not None and layout is not None and before.spectator == state.spectator:
             for slot in before.layout.locked:
-                assert layout.card_in(slot) == before.layout.card_in(slot)   # locked cards stay
+                assert layout.card_in(slot) == before.layout.card_in(slot)  # locked cards stay
     round_trip = [Event.from_json(e.to_json(n)) for n, e in enumerate(events, 1)]
     assert REFEREE.replay(round_trip) == state
     assert sum(state.scores.values()) <= 6 * players

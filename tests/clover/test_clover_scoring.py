@@ -43,7 +43,7 @@ def _logged(table: Any) -> list[dict[str, Any]]:
 
 def test_the_rules_score_table() -> None:
     assert score(1, 4) == 6
-    assert [score(1, k) for k in range(4)] == [None] * 4       # a second attempt follows
+    assert [score(1, k) for k in range(4)] == [None] * 4  # a second attempt follows
     assert [score(2, k) for k in range(5)] == [0, 1, 2, 3, 4]
 
 
@@ -52,22 +52,28 @@ def test_all_four_right_first_time_scores_six(new_table: Callable[..., Any]) -> 
     table.solve()
     table.say("commit")
     assert table.state.scores == {1: 6}
-    assert table.public[-4].startswith("All four right at the first attempt! Player 1's board scores 6.")
+    assert table.public[-4].startswith(
+        "All four right at the first attempt! Player 1's board scores 6."
+    )
     assert table.state.spectator == 2 and table.state.layout.attempt == 1
 
 
-@pytest.mark.parametrize(("first_wrong", "second_wrong", "points"), [
-    (SLOTS, [], 4),                    # nothing right, then all right
-    (SLOTS, SLOTS[:1], 3),
-    (SLOTS, SLOTS[:2], 2),
-    (SLOTS, SLOTS[:3], 1),
-    (SLOTS, SLOTS, 0),                 # nothing right at all
-    (SLOTS[:2], [], 4),                # two locked, the other two fixed
-    (SLOTS[:2], SLOTS[:2], 2),         # two locked, the other two still wrong
-    (SLOTS[3:], SLOTS[3:], 3),
-])
+@pytest.mark.parametrize(
+    ("first_wrong", "second_wrong", "points"),
+    [
+        (SLOTS, [], 4),  # nothing right, then all right
+        (SLOTS, SLOTS[:1], 3),
+        (SLOTS, SLOTS[:2], 2),
+        (SLOTS, SLOTS[:3], 1),
+        (SLOTS, SLOTS, 0),  # nothing right at all
+        (SLOTS[:2], [], 4),  # two locked, the other two fixed
+        (SLOTS[:2], SLOTS[:2], 2),  # two locked, the other two still wrong
+        (SLOTS[3:], SLOTS[3:], 3),
+    ],
+)
 def test_wrong_then_second_attempt_scores_one_per_right_card(
-        new_table: Callable[..., Any], first_wrong: list[Slot], second_wrong: list[Slot], points: int) -> None:
+    new_table: Callable[..., Any], first_wrong: list[Slot], second_wrong: list[Slot], points: int
+) -> None:
     table = _start(new_table)
     table.solve()
     _spoil(table, list(first_wrong))
@@ -76,17 +82,22 @@ def test_wrong_then_second_attempt_scores_one_per_right_card(
     layout = table.state.layout
     assert layout.attempt == 2
     right = [s for s in SLOTS if s not in first_wrong]
-    assert layout.locked == frozenset(right)                        # the right ones stay put
-    assert {s.value: c for s, c in zip(SLOTS, layout.slots) if c is not None} == \
-        {s.value: placed_before[s.value] for s in right}
+    assert layout.locked == frozenset(right)  # the right ones stay put
+    assert {s.value: c for s, c in zip(SLOTS, layout.slots) if c is not None} == {
+        s.value: placed_before[s.value] for s in right
+    }
     returned = sorted(placed_before[s.value] for s in first_wrong)
     assert sorted(layout.pool) == sorted(set(layout.pool) | set(returned))
     back = " and ".join(", ".join(map(str, returned)).rsplit(", ", 1))
     if right:
-        assert table.public[-1] == (f"{len(right)} {'card is' if len(right) == 1 else 'cards are'} "
-                                    f"right and stay locked. Back to the middle: {back}. One more attempt.")
+        assert table.public[-1] == (
+            f"{len(right)} {'card is' if len(right) == 1 else 'cards are'} "
+            f"right and stay locked. Back to the middle: {back}. One more attempt."
+        )
     else:
-        assert table.public[-1] == f"No card is right. Back to the middle: {back}. One more attempt."
+        assert (
+            table.public[-1] == f"No card is right. Back to the middle: {back}. One more attempt."
+        )
     table.solve()
     _spoil(table, list(second_wrong))
     table.say("commit")
@@ -108,7 +119,9 @@ def test_returned_cards_keep_their_orientation(new_table: Callable[..., Any]) ->
     assert table.state.layout.words(card) == faces
 
 
-def test_locked_cards_and_slots_refuse_moves_and_cost_nothing(new_table: Callable[..., Any]) -> None:
+def test_locked_cards_and_slots_refuse_moves_and_cost_nothing(
+    new_table: Callable[..., Any],
+) -> None:
     table = _start(new_table)
     table.solve()
     _spoil(table, [Slot.TOP_LEFT])
@@ -132,11 +145,11 @@ def test_placing_on_an_occupied_slot_swaps(new_table: Callable[..., Any]) -> Non
     table = _start(new_table, extra=2)
     table.say("place 1 top-left")
     table.say("place 2 top-right")
-    table.say("place 1 top-right")             # from a slot: the two cards trade places
+    table.say("place 1 top-right")  # from a slot: the two cards trade places
     layout = table.state.layout
     assert (layout.card_in(Slot.TOP_LEFT), layout.card_in(Slot.TOP_RIGHT)) == (2, 1)
     assert table.public[-1] == "Card 1 is in the top right slot. Card 2 moves to the top left slot."
-    table.say("place 3 top-left")              # from the middle: the displaced card goes back
+    table.say("place 3 top-left")  # from the middle: the displaced card goes back
     layout = table.state.layout
     assert layout.card_in(Slot.TOP_LEFT) == 3 and 2 in layout.pool
     assert table.public[-1] == "Card 3 is in the top left slot. Card 2 goes back to the middle."
@@ -146,8 +159,14 @@ def test_placing_on_an_occupied_slot_swaps(new_table: Callable[..., Any]) -> Non
     assert table.public[-1] == "There is no card 7; the cards are 1 to 6."
     placed = _events(table, "card-placed")
     assert {k: v for k, v in placed[-1].items() if k != "seq"} == {
-        "type": "card-placed", "audience": "public", "spectator": 1, "card": 3, "slot": "top-left",
-        "from": None, "swapped": 2}
+        "type": "card-placed",
+        "audience": "public",
+        "spectator": 1,
+        "card": 3,
+        "slot": "top-left",
+        "from": None,
+        "swapped": 2,
+    }
 
 
 def test_a_perfect_game_is_six_per_player(new_table: Callable[..., Any]) -> None:

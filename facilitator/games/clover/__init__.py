@@ -16,5 +16,21 @@ def register_content_check() -> None:
     register_check("clover", deck.check)
 
 
-__all__ = ["REFEREE", "SLOTS", "ZONES", "Clover", "Layout", "NoteKind", "Refusal", "Side", "Slot",
-           "State", "Verdict", "check_clue", "score", "turn", "turns_between", "zone_words"]
+__all__ = [
+    "REFEREE",
+    "SLOTS",
+    "ZONES",
+    "Clover",
+    "Layout",
+    "NoteKind",
+    "Refusal",
+    "Side",
+    "Slot",
+    "State",
+    "Verdict",
+    "check_clue",
+    "score",
+    "turn",
+    "turns_between",
+    "zone_words",
+]

@@ -39,7 +39,7 @@ class Side(str, Enum):
     LEFT = "left"
 
     @property
-    def index(self) -> int:
+    def offset(self) -> int:
         return list(Side).index(self)
 
 
@@ -64,7 +64,7 @@ def turn(words: Sequence[str], quarter_turns: int = 1) -> Words:
         raise ValueError(f"a card has four words, not {len(words)}")
     k = quarter_turns % 4
     w = tuple(words)
-    out = w[4 - k:] + w[:4 - k]
+    out = w[4 - k :] + w[: 4 - k]
     return (out[0], out[1], out[2], out[3])
 
 
@@ -79,7 +79,7 @@ def turns_between(start: Sequence[str], end: Sequence[str]) -> int | None:
 def zone_words(board: Mapping[Slot, Sequence[str]], zone: Side) -> tuple[str, str]:
     """The two outward words a clue for ``zone`` must tie together."""
     (s1, e1), (s2, e2) = ZONE_PLACES[zone]
-    return board[s1][e1.index], board[s2][e2.index]
+    return board[s1][e1.offset], board[s2][e2.offset]
 
 
 def board_to_json(board: Mapping[Slot, Sequence[str]]) -> list[dict[str, object]]:

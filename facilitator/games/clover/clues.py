@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
-import snowballstemmer
+import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
 from .lexicon import Lexicon, fold
@@ -98,7 +98,11 @@ def same_family(clue: str, word: str) -> bool:
         if len(short_stem) >= MIN_PREFIX_STEM and other.startswith(short_stem):
             return True
     for inner, outer in ((a, b), (b, a)):
-        if len(inner) >= MIN_PREFIX_STEM and outer.endswith(inner) and len(outer) - len(inner) >= MIN_COMPOUND_PART:
+        if (
+            len(inner) >= MIN_PREFIX_STEM
+            and outer.endswith(inner)
+            and len(outer) - len(inner) >= MIN_COMPOUND_PART
+        ):
             return True
     return _shared_start(sa, sb) >= MIN_SHARED_START and fuzz.ratio(sa, sb) >= SIMILAR_RATIO
 
@@ -112,8 +116,10 @@ def known(clue: str, lexicon: Lexicon) -> bool:
         if part.isdigit() or part in lexicon:
             continue
         folded = fold(part)
-        if any(folded[:i] in lexicon and folded[i:] in lexicon
-               for i in range(MIN_COMPOUND_PART, len(folded) - MIN_COMPOUND_PART + 1)):
+        if any(
+            folded[:i] in lexicon and folded[i:] in lexicon
+            for i in range(MIN_COMPOUND_PART, len(folded) - MIN_COMPOUND_PART + 1)
+        ):
             continue
         return False
     return True

@@ -61,21 +61,32 @@ def _entry(index: int, card: KeywordCard) -> str:
 def _deck_rules(deck: KeywordDeck) -> None:
     name = f"content/{KEYWORDS_FILE}"
     if len(deck.cards) < MIN_CARDS:
-        raise ContentError(name, "cards", f"the deck needs at least {MIN_CARDS} cards, has {len(deck.cards)}")
+        raise ContentError(
+            name, "cards", f"the deck needs at least {MIN_CARDS} cards, has {len(deck.cards)}"
+        )
     seen_numbers: dict[int, int] = {}
     seen_words: dict[str, int] = {}
     for i, card in enumerate(deck.cards):
         if card.number in seen_numbers:
-            raise ContentError(name, _entry(i, card), f"number {card.number} is also entry {seen_numbers[card.number] + 1}")
+            raise ContentError(
+                name,
+                _entry(i, card),
+                f"number {card.number} is also entry {seen_numbers[card.number] + 1}",
+            )
         seen_numbers[card.number] = i
         for word in card.words:
             if word in seen_words:
-                raise ContentError(name, _entry(i, card),
-                                   f"{word!r} is also on card {seen_words[word]}; no word may be on two cards")
+                raise ContentError(
+                    name,
+                    _entry(i, card),
+                    f"{word!r} is also on card {seen_words[word]}; no word may be on two cards",
+                )
             seen_words[word] = card.number
     if sorted(seen_numbers) != list(range(1, len(deck.cards) + 1)):
         missing = sorted(set(range(1, len(deck.cards) + 1)) - set(seen_numbers))
-        raise ContentError(name, "cards", f"card numbers must run 1 to {len(deck.cards)}; missing {missing}")
+        raise ContentError(
+            name, "cards", f"card numbers must run 1 to {len(deck.cards)}; missing {missing}"
+        )
 
 
 def load_deck(directory: Path | None = None) -> KeywordDeck:
@@ -88,26 +99,38 @@ def check(directory: Path | None = None) -> list[str]:
     """Validate the deck; raise ContentError on a word the recognizer cannot know."""
     deck = load_deck(directory)
     name = f"content/{KEYWORDS_FILE}"
-    report = [f"{KEYWORDS_FILE}: {len(deck.cards)} cards, {4 * len(deck.cards)} words, none on two cards"]
+    report = [
+        f"{KEYWORDS_FILE}: {len(deck.cards)} cards, {4 * len(deck.cards)} words, none on two cards"
+    ]
     spoken = recognizer_dictionary()
     if spoken is None:
-        report.append(f"{KEYWORDS_FILE}: pocketsphinx is not installed; recognizer dictionary not checked")
+        report.append(
+            f"{KEYWORDS_FILE}: pocketsphinx is not installed; recognizer dictionary not checked"
+        )
     else:
         for i, card in enumerate(deck.cards):
             unknown = [w for w in card.words if w not in spoken]
             if unknown:
-                raise ContentError(name, _entry(i, card),
-                                   f"{unknown[0]!r} is not in the recognizer's dictionary ({spoken.source})")
+                raise ContentError(
+                    name,
+                    _entry(i, card),
+                    f"{unknown[0]!r} is not in the recognizer's dictionary ({spoken.source})",
+                )
         report.append(f"{KEYWORDS_FILE}: every word is in the recognizer's dictionary")
     plain = word_list()
     if plain is None:
-        report.append(f"{KEYWORDS_FILE}: no English word list installed (wamerican); "
-                      "clues will not be checked for made-up words")
+        report.append(
+            f"{KEYWORDS_FILE}: no English word list installed (wamerican); "
+            "clues will not be checked for made-up words"
+        )
     else:
         for i, card in enumerate(deck.cards):
             unknown = [w for w in card.words if w not in plain]
             if unknown:
-                raise ContentError(name, _entry(i, card),
-                                   f"{unknown[0]!r} is not in the English word list ({plain.source})")
+                raise ContentError(
+                    name,
+                    _entry(i, card),
+                    f"{unknown[0]!r} is not in the English word list ({plain.source})",
+                )
         report.append(f"{KEYWORDS_FILE}: every word is in the English word list")
     return report

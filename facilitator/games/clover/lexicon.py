@@ -49,8 +49,7 @@ def read_word_list(path: Path) -> Lexicon:
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             word = line.strip()
-            if word.endswith("'s"):
-                word = word[:-2]
+            word = word.removesuffix("'s")
             if word:
                 words.add(word)
     return Lexicon(words, str(path))
@@ -84,7 +83,7 @@ def word_list() -> Lexicon | None:
 def recognizer_dictionary() -> Lexicon | None:
     """pocketsphinx's English pronouncing dictionary, when pocketsphinx is installed."""
     try:
-        import pocketsphinx
+        import pocketsphinx  # type: ignore[import-untyped]
     except ImportError:
         return None
     path = Path(pocketsphinx.get_model_path()) / "en-us" / "cmudict-en-us.dict"

@@ -30,12 +30,31 @@ from ...grammar import Command, RuntimeLists
 from ...phrases import Phrasebook
 from .. import Referee
 from . import record as legends
-from .board import (SLOTS, ZONES, Side, Slot, Words, all_words, board_from_json, board_to_json, turn,
-                    zone_words)
+from .board import (
+    SLOTS,
+    ZONES,
+    Side,
+    Slot,
+    Words,
+    all_words,
+    board_from_json,
+    board_to_json,
+    turn,
+    zone_words,
+)
 from .clues import check_clue
 from .deck import KeywordDeck, load_deck
 from .lexicon import Lexicon, word_list
-from .resolution import Layout, after_first_attempt, check_place, check_turn, correct_slots, place, score, set_words
+from .resolution import (
+    Layout,
+    after_first_attempt,
+    check_place,
+    check_turn,
+    correct_slots,
+    place,
+    score,
+    set_words,
+)
 
 CARDS_EACH = 4
 EXTRA_RANGE = (1, 4)
@@ -106,7 +125,7 @@ class Clover(Referee[State]):
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         other = set(flags) - {"extra"}
         if other:
-            raise OptionsError(f"--{sorted(other)[0]} is not an option of clover")
+            raise OptionsError(f"--{min(other)} is not an option of clover")
         extra = flags.get("extra", 1)
         if isinstance(extra, bool) or not isinstance(extra, int):
             raise OptionsError(f"--extra takes a number from 1 to 4, not {extra!r}")
@@ -126,12 +145,19 @@ class Clover(Referee[State]):
         out.setdefault("extra", 1)
         records = table.get("records")
         kept = records if isinstance(records, Mapping) else {}
-        out["records"] = {str(k): v for k, v in kept.items()
-                          if str(k).endswith(f"-{out['extra']}") and isinstance(v, int)
-                          and not isinstance(v, bool) and v >= 0}
+        out["records"] = {
+            str(k): v
+            for k, v in kept.items()
+            if str(k).endswith(f"-{out['extra']}")
+            and isinstance(v, int)
+            and not isinstance(v, bool)
+            and v >= 0
+        }
         return out
 
-    def table_update(self, table: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
+    def table_update(
+        self, table: Mapping[str, Any], events: Sequence[Event]
+    ) -> dict[str, Any] | None:
         return legends.updated(table, events)
 
     # -- setup -------------------------------------------------------------------
@@ -140,16 +166,21 @@ class Clover(Referee[State]):
         players = int(started["players"])
         extra = int(opts.get("extra", 1))
         previous = legends.best({"records": opts.get("records") or {}}, players, extra)
-        return State(players=players, names=tuple(started["names"]), extra=extra,
-                     previous_record=previous)
+        return State(
+            players=players, names=tuple(started["names"]), extra=extra, previous_record=previous
+        )
 
     def setup(self, state: State, rng: random.Random) -> list[Event]:
         """Deal four random cards to each seat, each in a random slot and rotation."""
         cards = rng.sample(self.deck.cards, CARDS_EACH * state.players)
-        events = [Event("clover-dealt", {"players": state.players, "extra": state.extra,
-                                         "record": state.previous_record})]
+        events = [
+            Event(
+                "clover-dealt",
+                {"players": state.players, "extra": state.extra, "record": state.previous_record},
+            )
+        ]
         for seat in range(1, state.players + 1):
-            mine = cards[(seat - 1) * CARDS_EACH: seat * CARDS_EACH]
+            mine = cards[(seat - 1) * CARDS_EACH : seat * CARDS_EACH]
             board = {slot: turn(card.printed, rng.randrange(4)) for slot, card in zip(SLOTS, mine)}
             events.append(Event("board-dealt", {"seat": seat, "board": board_to_json(board)}, seat))
         return events
@@ -172,20 +203,38 @@ class Clover(Referee[State]):
         if intent == "clue":
             return self._clue(state, command, rng)
         if intent in ("place", "turn", "commit") and state.phase != RESOLUTION:
-            waiting = [state.name(s) for s in range(1, state.players + 1) if state.written(s) < len(ZONES)]
-            raise IllegalCommandError("cl-clues-first", f"{intent!r} before resolution",
-                                      waiting=", ".join(waiting))
+            waiting = [
+                state.name(s) for s in range(1, state.players + 1) if state.written(s) < len(ZONES)
+            ]
+            raise IllegalCommandError(
+                "cl-clues-first", f"{intent!r} before resolution", waiting=", ".join(waiting)
+            )
         if intent == "place":
             card, slot = int(command.slots["card"]), Slot(command.slots["slot"])
             assert state.layout is not None
             origin, displaced = check_place(state.layout, card, slot)
-            return [Event("card-placed", {"spectator": state.spectator, "card": card, "slot": slot.value,
-                                          "from": origin.value if origin else None, "swapped": displaced})]
+            return [
+                Event(
+                    "card-placed",
+                    {
+                        "spectator": state.spectator,
+                        "card": card,
+                        "slot": slot.value,
+                        "from": origin.value if origin else None,
+                        "swapped": displaced,
+                    },
+                )
+            ]
         if intent == "turn":
             card = int(command.slots["card"])
             assert state.layout is not None
             words = check_turn(state.layout, card)
-            return [Event("card-turned", {"spectator": state.spectator, "card": card, "words": list(words)})]
+            return [
+                Event(
+                    "card-turned",
+                    {"spectator": state.spectator, "card": card, "words": list(words)},
+                )
+            ]
         if intent == "commit":
             return self._commit(state, rng)
         raise IllegalCommandError("not-in-game", f"{command.canonical!r} is not a Clover move")
@@ -197,27 +246,69 @@ class Clover(Referee[State]):
         if state.phase != CLUES:
             raise IllegalCommandError("cl-clues-closed", "clue writing is over")
         if not 1 <= seat <= state.players:
-            raise IllegalCommandError("cl-no-such-seat", f"no seat {seat} (seats 1 to {state.players})",
-                                      seat=seat, players=state.players)
+            raise IllegalCommandError(
+                "cl-no-such-seat",
+                f"no seat {seat} (seats 1 to {state.players})",
+                seat=seat,
+                players=state.players,
+            )
         board = state.boards[seat]
         verdict = check_clue(clue, all_words(board), self.words_known())
         if verdict.refused is not None:
             return [
-                Event("clue-refused", {"seat": seat, "zone": zone.value, "clue": clue,
-                                       "reason": verdict.refused.value, "word": verdict.word}, seat),
-                Event("clue-received", {"seat": seat, "zone": zone.value, "accepted": False,
-                                        "written": state.written(seat), "done": state.done()}),
+                Event(
+                    "clue-refused",
+                    {
+                        "seat": seat,
+                        "zone": zone.value,
+                        "clue": clue,
+                        "reason": verdict.refused.value,
+                        "word": verdict.word,
+                    },
+                    seat,
+                ),
+                Event(
+                    "clue-received",
+                    {
+                        "seat": seat,
+                        "zone": zone.value,
+                        "accepted": False,
+                        "written": state.written(seat),
+                        "done": state.done(),
+                    },
+                ),
             ]
-        events = [Event("clue-noted", {"seat": seat, "zone": zone.value, "clue": clue,
-                                       "note": note.kind.value, "word": note.word}, seat)
-                  for note in verdict.notes]
+        events = [
+            Event(
+                "clue-noted",
+                {
+                    "seat": seat,
+                    "zone": zone.value,
+                    "clue": clue,
+                    "note": note.kind.value,
+                    "word": note.word,
+                },
+                seat,
+            )
+            for note in verdict.notes
+        ]
         events.append(Event("clue-written", {"seat": seat, "zone": zone.value, "clue": clue}, seat))
         after = dict(state.clues)
         after[seat] = {**after.get(seat, {}), zone: clue}
         written = len(after[seat])
         later = replace(state, clues=after)
-        events.append(Event("clue-received", {"seat": seat, "zone": zone.value, "accepted": True,
-                                              "written": written, "done": later.done()}))
+        events.append(
+            Event(
+                "clue-received",
+                {
+                    "seat": seat,
+                    "zone": zone.value,
+                    "accepted": True,
+                    "written": written,
+                    "done": later.done(),
+                },
+            )
+        )
         if later.done() == state.players:
             events.append(self._resolution(later, 1, rng))
         return events
@@ -226,44 +317,92 @@ class Clover(Referee[State]):
         """Lay out the spectator's four cards and the dial's extras, shuffled, each turned at random."""
         unused = [c for c in self.deck.cards if not set(c.words) & state.used]
         extras = rng.sample(unused, state.extra)
-        faces = [tuple(state.boards[spectator][slot]) for slot in SLOTS] + [c.printed for c in extras]
+        faces = [tuple(state.boards[spectator][slot]) for slot in SLOTS] + [
+            c.printed for c in extras
+        ]
         rng.shuffle(faces)
-        cards = [{"card": k, "words": list(turn(face, rng.randrange(4)))} for k, face in enumerate(faces, 1)]
+        cards = [
+            {"card": k, "words": list(turn(face, rng.randrange(4)))}
+            for k, face in enumerate(faces, 1)
+        ]
         clues = {zone.value: state.clues[spectator][zone] for zone in ZONES}
-        return Event("resolution-started", {
-            "round": spectator, "spectator": spectator, "committer": spectator % state.players + 1,
-            "cards": cards, "clues": clues})
+        return Event(
+            "resolution-started",
+            {
+                "round": spectator,
+                "spectator": spectator,
+                "committer": spectator % state.players + 1,
+                "cards": cards,
+                "clues": clues,
+            },
+        )
 
     def _commit(self, state: State, rng: random.Random) -> list[Event]:
         layout = state.layout
         assert layout is not None
         if not layout.full:
             empty = [_slot_words(s.value) for s, held in zip(SLOTS, layout.slots) if held is None]
-            raise IllegalCommandError("cl-commit-incomplete", f"{len(empty)} slot(s) empty",
-                                      n=len(empty), slots=", ".join(empty))
+            raise IllegalCommandError(
+                "cl-commit-incomplete",
+                f"{len(empty)} slot(s) empty",
+                n=len(empty),
+                slots=", ".join(empty),
+            )
         board = state.boards[state.spectator]
         right = correct_slots(layout, board)
         points = score(layout.attempt, len(right))
-        returned = sorted(held for slot, held in zip(SLOTS, layout.slots) if slot not in right and held is not None)
-        events = [Event("attempt-made", {
-            "spectator": state.spectator, "attempt": layout.attempt, "correct_cards": len(right),
-            "placed": layout.placed(), "right": [s.value for s in right],
-            "returned": returned if points is None else []})]
+        returned = sorted(
+            held
+            for slot, held in zip(SLOTS, layout.slots)
+            if slot not in right and held is not None
+        )
+        events = [
+            Event(
+                "attempt-made",
+                {
+                    "spectator": state.spectator,
+                    "attempt": layout.attempt,
+                    "correct_cards": len(right),
+                    "placed": layout.placed(),
+                    "right": [s.value for s in right],
+                    "returned": returned if points is None else [],
+                },
+            )
+        ]
         if points is None:
             return events
-        events.append(Event("board-scored", {
-            "spectator": state.spectator, "points": points, "attempts": layout.attempt,
-            "board": board_to_json(board), "placed": layout.placed()}))
+        events.append(
+            Event(
+                "board-scored",
+                {
+                    "spectator": state.spectator,
+                    "points": points,
+                    "attempts": layout.attempt,
+                    "board": board_to_json(board),
+                    "placed": layout.placed(),
+                },
+            )
+        )
         scores = {**state.scores, state.spectator: points}
         if state.spectator < state.players:
             events.append(self._resolution(state, state.spectator + 1, rng))
             return events
         total = sum(scores.values())
         best, new = legends.outcome(state.previous_record, total)
-        events.append(Event("game-ended", {
-            "points": total, "record": best, "new_record": new, "previous": state.previous_record,
-            "players": state.players, "extra": state.extra,
-            "scores": {str(s): scores[s] for s in sorted(scores)}}))
+        events.append(
+            Event(
+                "game-ended",
+                {
+                    "points": total,
+                    "record": best,
+                    "new_record": new,
+                    "previous": state.previous_record,
+                    "players": state.players,
+                    "extra": state.extra,
+                    "scores": {str(s): scores[s] for s in sorted(scores)},
+                },
+            )
+        )
         return events
 
     # -- the fold ----------------------------------------------------------------
@@ -282,13 +421,19 @@ class Clover(Referee[State]):
             faces = tuple(tuple(c["words"]) for c in event["cards"])
             layout = Layout(cards=tuple((f[0], f[1], f[2], f[3]) for f in faces))
             used = state.used | {w for f in faces for w in f}
-            return replace(state, phase=RESOLUTION, spectator=int(event["spectator"]), layout=layout, used=used)
+            return replace(
+                state, phase=RESOLUTION, spectator=int(event["spectator"]), layout=layout, used=used
+            )
         if t == "card-placed":
             assert state.layout is not None
-            return replace(state, layout=place(state.layout, int(event["card"]), Slot(event["slot"])))
+            return replace(
+                state, layout=place(state.layout, int(event["card"]), Slot(event["slot"]))
+            )
         if t == "card-turned":
             assert state.layout is not None
-            return replace(state, layout=set_words(state.layout, int(event["card"]), event["words"]))
+            return replace(
+                state, layout=set_words(state.layout, int(event["card"]), event["words"])
+            )
         if t == "attempt-made":
             assert state.layout is not None
             if event["attempt"] == 1 and event["correct_cards"] < len(SLOTS):
@@ -299,8 +444,13 @@ class Clover(Referee[State]):
             scores = {**state.scores, int(event["spectator"]): int(event["points"])}
             return replace(state, scores=scores)
         if t == "game-ended":
-            return replace(state, phase=OVER, record=int(event["record"]),
-                           new_record=bool(event["new_record"]), layout=None)
+            return replace(
+                state,
+                phase=OVER,
+                record=int(event["record"]),
+                new_record=bool(event["new_record"]),
+                layout=None,
+            )
         return state
 
     def is_over(self, state: State) -> bool:
@@ -320,20 +470,28 @@ class Clover(Referee[State]):
         if intent == "read card":
             card = int(command.slots["card"])
             if not 1 <= card <= len(state.layout.cards):
-                raise IllegalCommandError("cl-no-such-card", f"no card {card}", card=card,
-                                          cards=len(state.layout.cards))
+                raise IllegalCommandError(
+                    "cl-no-such-card", f"no card {card}", card=card, cards=len(state.layout.cards)
+                )
             return [self._card(state.layout, card, phrases)]
         if intent == "read cards":
-            return [self._card(state.layout, k, phrases) for k in range(1, len(state.layout.cards) + 1)]
+            return [
+                self._card(state.layout, k, phrases) for k in range(1, len(state.layout.cards) + 1)
+            ]
         if intent == "read clues":
             return [self._clues(state, phrases)]
         return super().query(state, command, phrases)
 
     def _clues(self, state: State, phrases: Phrasebook) -> str:
         clues = state.clues[state.spectator]
-        return phrases.say("cl-clues", spectator=state.name(state.spectator),
-                           top=clues[Side.TOP], right=clues[Side.RIGHT],
-                           bottom=clues[Side.BOTTOM], left=clues[Side.LEFT])
+        return phrases.say(
+            "cl-clues",
+            spectator=state.name(state.spectator),
+            top=clues[Side.TOP],
+            right=clues[Side.RIGHT],
+            bottom=clues[Side.BOTTOM],
+            left=clues[Side.LEFT],
+        )
 
     def _card(self, layout: Layout, card: int, phrases: Phrasebook) -> str:
         top, right, bottom, left = layout.words(card)
@@ -344,22 +502,35 @@ class Clover(Referee[State]):
             where = phrases.say("cl-where-locked", slot=_slot_words(slot.value))
         else:
             where = phrases.say("cl-where-slot", slot=_slot_words(slot.value))
-        return phrases.say("cl-card", card=card, top=top, right=right, bottom=bottom, left=left, where=where)
+        return phrases.say(
+            "cl-card", card=card, top=top, right=right, bottom=bottom, left=left, where=where
+        )
 
     def _status(self, state: State, phrases: Phrasebook) -> str:
         if state.phase == CLUES:
-            counts = [phrases.say("cl-status-seat", name=state.name(s), written=state.written(s))
-                      for s in range(1, state.players + 1)]
+            counts = [
+                phrases.say("cl-status-seat", name=state.name(s), written=state.written(s))
+                for s in range(1, state.players + 1)
+            ]
             return phrases.say("cl-status-clues", seats=phrases.join(counts))
         points = sum(state.scores.values())
         if state.phase == OVER:
             return phrases.say("cl-status-over", points=points, record=state.record)
         assert state.layout is not None
-        held = [phrases.say("cl-status-slot", slot=_slot_words(s.value), card=c)
-                for s, c in zip(SLOTS, state.layout.slots) if c is not None]
-        return phrases.say("cl-status-resolution", spectator=state.name(state.spectator),
-                           committer=state.name(state.committer()), attempt=state.layout.attempt,
-                           slots=phrases.join(held), pool=len(state.layout.pool), points=points)
+        held = [
+            phrases.say("cl-status-slot", slot=_slot_words(s.value), card=c)
+            for s, c in zip(SLOTS, state.layout.slots)
+            if c is not None
+        ]
+        return phrases.say(
+            "cl-status-resolution",
+            spectator=state.name(state.spectator),
+            committer=state.name(state.committer()),
+            attempt=state.layout.attempt,
+            slots=phrases.join(held),
+            pool=len(state.layout.pool),
+            points=points,
+        )
 
     # -- announcements -------------------------------------------------------------
     def announce(self, state: State, event: Event, phrases: Phrasebook) -> list[str]:
@@ -371,13 +542,27 @@ class Clover(Referee[State]):
             if not event["accepted"]:
                 return [phrases.say("cl-clue-refused-public", name=name, zone=event["zone"])]
             if event["written"] == len(ZONES):
-                return [phrases.say("cl-clues-complete", name=name, done=event["done"],
-                                    players=state.players)]
-            return [phrases.say("cl-clue-taken", name=name, zone=event["zone"], written=event["written"])]
+                return [
+                    phrases.say(
+                        "cl-clues-complete", name=name, done=event["done"], players=state.players
+                    )
+                ]
+            return [
+                phrases.say(
+                    "cl-clue-taken", name=name, zone=event["zone"], written=event["written"]
+                )
+            ]
         if t == "resolution-started":
-            lines = [phrases.say("cl-resolution", round=event["round"], players=state.players,
-                                 spectator=state.name(int(event["spectator"])),
-                                 committer=state.name(int(event["committer"])), n=len(event["cards"]))]
+            lines = [
+                phrases.say(
+                    "cl-resolution",
+                    round=event["round"],
+                    players=state.players,
+                    spectator=state.name(int(event["spectator"])),
+                    committer=state.name(int(event["committer"])),
+                    n=len(event["cards"]),
+                )
+            ]
             lines.append(self._clues(state, phrases))
             return lines
         if t == "card-placed":
@@ -386,32 +571,53 @@ class Clover(Referee[State]):
                 if event["from"] is None:
                     lines.append(phrases.say("cl-back-to-pool", card=event["swapped"]))
                 else:
-                    lines.append(phrases.say("cl-moved", card=event["swapped"], slot=_slot_words(event["from"])))
+                    lines.append(
+                        phrases.say(
+                            "cl-moved", card=event["swapped"], slot=_slot_words(event["from"])
+                        )
+                    )
             return [" ".join(lines)]
         if t == "card-turned":
             top, right, bottom, left = event["words"]
-            return [phrases.say("cl-turned", card=event["card"], top=top, right=right, bottom=bottom, left=left)]
+            return [
+                phrases.say(
+                    "cl-turned", card=event["card"], top=top, right=right, bottom=bottom, left=left
+                )
+            ]
         if t == "attempt-made":
             if event["attempt"] == 1 and event["correct_cards"] < len(SLOTS):
                 returned = [str(c) for c in event["returned"]]
                 key = "cl-second-attempt" if event["correct_cards"] else "cl-second-attempt-none"
-                return [phrases.say(key, n=event["correct_cards"],
-                                    returned=phrases.join(returned))]
+                return [phrases.say(key, n=event["correct_cards"], returned=phrases.join(returned))]
             return []
         if t == "board-scored":
             spectator = int(event["spectator"])
             key = "cl-scored-perfect" if event["attempts"] == 1 else "cl-scored"
-            parts = [phrases.say("cl-reveal-slot", slot=_slot_words(item["slot"]), top=item["words"][0],
-                                 right=item["words"][1], bottom=item["words"][2], left=item["words"][3])
-                     for item in event["board"]]
-            return [phrases.say(key, name=state.name(spectator), points=event["points"]),
-                    phrases.say("cl-reveal", name=state.name(spectator), slots=phrases.join(parts))]
+            parts = [
+                phrases.say(
+                    "cl-reveal-slot",
+                    slot=_slot_words(item["slot"]),
+                    top=item["words"][0],
+                    right=item["words"][1],
+                    bottom=item["words"][2],
+                    left=item["words"][3],
+                )
+                for item in event["board"]
+            ]
+            return [
+                phrases.say(key, name=state.name(spectator), points=event["points"]),
+                phrases.say("cl-reveal", name=state.name(spectator), slots=phrases.join(parts)),
+            ]
         if t == "game-ended":
             lines = [phrases.say("cl-game-over", points=event["points"], max=6 * state.players)]
             if event["previous"] is None:
                 lines.append(phrases.say("cl-record-first", record=event["record"]))
             elif event["new_record"]:
-                lines.append(phrases.say("cl-record-beaten", record=event["record"], previous=event["previous"]))
+                lines.append(
+                    phrases.say(
+                        "cl-record-beaten", record=event["record"], previous=event["previous"]
+                    )
+                )
             else:
                 lines.append(phrases.say("cl-record-stands", record=event["record"]))
             return lines
@@ -421,17 +627,41 @@ class Clover(Referee[State]):
         t = event.type
         if t == "board-dealt":
             board = board_from_json(event["board"])
-            cards = [phrases.say("cl-private-card", slot=_slot_words(s.value), top=w[0], right=w[1],
-                                 bottom=w[2], left=w[3]) for s, w in board.items()]
-            zones = [phrases.say("cl-private-zone", zone=z.value, a=zone_words(board, z)[0],
-                                 b=zone_words(board, z)[1]) for z in ZONES]
+            cards = [
+                phrases.say(
+                    "cl-private-card",
+                    slot=_slot_words(s.value),
+                    top=w[0],
+                    right=w[1],
+                    bottom=w[2],
+                    left=w[3],
+                )
+                for s, w in board.items()
+            ]
+            zones = [
+                phrases.say(
+                    "cl-private-zone",
+                    zone=z.value,
+                    a=zone_words(board, z)[0],
+                    b=zone_words(board, z)[1],
+                )
+                for z in ZONES
+            ]
             return phrases.say("cl-private-board", cards=" ".join(cards), zones=" ".join(zones))
         if t == "clue-refused":
-            return phrases.say(f"cl-refused-{event['reason']}", clue=event["clue"], zone=event["zone"],
-                               word=event.get("word") or "")
+            return phrases.say(
+                f"cl-refused-{event['reason']}",
+                clue=event["clue"],
+                zone=event["zone"],
+                word=event.get("word") or "",
+            )
         if t == "clue-noted":
-            return phrases.say(f"cl-noted-{event['note']}", clue=event["clue"], zone=event["zone"],
-                               word=event.get("word") or "")
+            return phrases.say(
+                f"cl-noted-{event['note']}",
+                clue=event["clue"],
+                zone=event["zone"],
+                word=event.get("word") or "",
+            )
         if t == "clue-written":
             return phrases.say("cl-private-clue", clue=event["clue"], zone=event["zone"])
         return None

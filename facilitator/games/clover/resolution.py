@@ -54,8 +54,12 @@ class Layout:
 
 def _check_card(layout: Layout, card: int) -> None:
     if not 1 <= card <= len(layout.cards):
-        raise IllegalCommandError("cl-no-such-card", f"no card {card} (cards 1 to {len(layout.cards)})",
-                                  card=card, cards=len(layout.cards))
+        raise IllegalCommandError(
+            "cl-no-such-card",
+            f"no card {card} (cards 1 to {len(layout.cards)})",
+            card=card,
+            cards=len(layout.cards),
+        )
 
 
 def check_place(layout: Layout, card: int, slot: Slot) -> tuple[Slot | None, int | None]:
@@ -68,14 +72,23 @@ def check_place(layout: Layout, card: int, slot: Slot) -> tuple[Slot | None, int
     _check_card(layout, card)
     origin = layout.slot_of(card)
     if origin is not None and origin in layout.locked:
-        raise IllegalCommandError("cl-card-locked", f"card {card} is locked in {origin.value}",
-                                  card=card, slot=origin.value.replace("-", " "))
+        raise IllegalCommandError(
+            "cl-card-locked",
+            f"card {card} is locked in {origin.value}",
+            card=card,
+            slot=origin.value.replace("-", " "),
+        )
     if slot in layout.locked:
-        raise IllegalCommandError("cl-slot-locked", f"slot {slot.value} is locked",
-                                  slot=slot.value.replace("-", " "))
+        raise IllegalCommandError(
+            "cl-slot-locked", f"slot {slot.value} is locked", slot=slot.value.replace("-", " ")
+        )
     if origin == slot:
-        raise IllegalCommandError("cl-already-there", f"card {card} is already in {slot.value}",
-                                  card=card, slot=slot.value.replace("-", " "))
+        raise IllegalCommandError(
+            "cl-already-there",
+            f"card {card} is already in {slot.value}",
+            card=card,
+            slot=slot.value.replace("-", " "),
+        )
     return origin, layout.card_in(slot)
 
 
@@ -94,8 +107,12 @@ def check_turn(layout: Layout, card: int) -> Words:
     _check_card(layout, card)
     origin = layout.slot_of(card)
     if origin is not None and origin in layout.locked:
-        raise IllegalCommandError("cl-card-locked", f"card {card} is locked in {origin.value}",
-                                  card=card, slot=origin.value.replace("-", " "))
+        raise IllegalCommandError(
+            "cl-card-locked",
+            f"card {card} is locked in {origin.value}",
+            card=card,
+            slot=origin.value.replace("-", " "),
+        )
     return turn(layout.words(card), 1)
 
 
@@ -107,8 +124,11 @@ def set_words(layout: Layout, card: int, words: Sequence[str]) -> Layout:
 
 def correct_slots(layout: Layout, board: Mapping[Slot, Sequence[str]]) -> list[Slot]:
     """Slots whose card faces exactly as on the board (right card, right rotation)."""
-    return [slot for slot, held in zip(SLOTS, layout.slots)
-            if held is not None and layout.words(held) == tuple(board[slot])]
+    return [
+        slot
+        for slot, held in zip(SLOTS, layout.slots)
+        if held is not None and layout.words(held) == tuple(board[slot])
+    ]
 
 
 def score(attempt: int, correct: int) -> int | None:
