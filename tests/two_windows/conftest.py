@@ -6,9 +6,9 @@ session hands their role; the decoder only ever sees public lines.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import pytest

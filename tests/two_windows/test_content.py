@@ -132,14 +132,14 @@ BROKEN = [
      'a = ["FORM SQUARE", "SURFACE STRIPED"]\nb = ["SIZE LARGE", "EDGE NOTCHED"]',
      "content/two-windows/packets.toml: packet 7: report B says 'SIZE LARGE', which is not true of Cedar"),
     ("packets.toml", '"FORM ROUND", "SIZE SMALL"]', '"FORM ROUND", "SIZE SMALL", "EDGE NOTCHED"]',
-     "content/two-windows/packets.toml: packets entry 1 (number 1) a: "
-     "a report holds exactly two facts, not 3"),
+     ("content/two-windows/packets.toml: packets entry 1 (number 1) a: "
+     "a report holds exactly two facts, not 3")),
     ("packets.toml", '"FORM ROUND", "SIZE SMALL"]', '"FORM ROUND", "COLOUR RED"]',
-     "content/two-windows/packets.toml: packets entry 1 (number 1) a: "
-     "fact 'COLOUR RED': unknown field 'COLOUR' (one of FORM, SIZE, SURFACE, EDGE)"),
+     ("content/two-windows/packets.toml: packets entry 1 (number 1) a: "
+     "fact 'COLOUR RED': unknown field 'COLOUR' (one of FORM, SIZE, SURFACE, EDGE)")),
     ("packets.toml", '"FORM ROUND", "SIZE SMALL"]', '"FORM ROUND", "FORM SQUARE"]',
-     "content/two-windows/packets.toml: packets entry 1 (number 1) a: "
-     "the two facts ['FORM ROUND', 'FORM SQUARE'] share the field FORM"),
+     ("content/two-windows/packets.toml: packets entry 1 (number 1) a: "
+     "the two facts ['FORM ROUND', 'FORM SQUARE'] share the field FORM")),
     ("packets.toml", "number = 18", "number = 17",
      "content/two-windows/packets.toml: packets: packet numbers must be 1 to 18 once each"),
     ("packets.toml", 'target = "Alder"', 'target = "Alber"',
@@ -178,7 +178,7 @@ def test_facts_that_name_two_entries_are_refused(content: Path) -> None:
 def test_confusable_names_fail_the_check(content: Path) -> None:
     _edit(content, "practice.toml", 'name = "Drift"', 'name = "Brooke"')
     _edit(content, "practice.toml", 'name = "Brook"\n', 'name = "Brook"\n')
-    report, problems = check_all(content)
+    _report, problems = check_all(content)
     assert [str(p) for p in problems] == [
         "content/two-windows/practice.toml: entries: 'Brook' and 'Brooke' sound or look too alike to tell apart"]
 

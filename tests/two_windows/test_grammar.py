@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from facilitator import template as t
-from facilitator.grammar import Command, Grammar, NotRecognized, load_grammar
 from facilitator.games.two_windows import REFEREE
+from facilitator.grammar import Command, Grammar, NotRecognized, load_grammar
 
 GAME_INTENTS = ("a sends", "b sends", "final", "more", "replace packet")
 

@@ -8,6 +8,7 @@ NOTCHED.  FORM ROUND with SURFACE STRIPED leaves Alder and Gorse.
 from __future__ import annotations
 
 import pytest
+
 from facilitator.games.two_windows import REFEREE
 
 PACKETS = "1,8,13,4,17,10"
@@ -136,8 +137,8 @@ def test_an_unclear_name_is_asked_back_and_costs_nothing(game, play) -> None:
     assert [e["type"] for e in reply.logged] == ["command-rejected"]
     assert t.state == before
     reply = t.say("final oak")
-    assert reply.public == ["oak is not in the catalogue. The names are Alder, Birch, Cedar, Dahlia, "
-                            "Elm, Fern, Gorse, Hazel."]
+    assert reply.public == [("oak is not in the catalogue. The names are Alder, Birch, Cedar, Dahlia, "
+                            "Elm, Fern, Gorse, Hazel.")]
     assert t.state == before
     t.say("final alder")
     assert t.events("answer-given")[-1]["points"] == 2
@@ -167,8 +168,8 @@ def test_replace_packet_before_the_first_reveal_only(game, play) -> None:
     assert replaced["old"] == 1 and replaced["new"] not in (1, 8, 13, 4, 17, 10)
     assert t.state.packet == replaced["new"] and t.state.locked_a is None
     assert [p["audience"] for p in reply.private] == ["a", "b"]
-    assert reply.public == [f"Packet 1 is set aside; packet {replaced['new']} replaces it. "
-                            "Informants, read your new reports and lock your first facts."]
+    assert reply.public == [(f"Packet 1 is set aside; packet {replaced['new']} replaces it. "
+                            "Informants, read your new reports and lock your first facts.")]
     t.send_first()
     reply = t.say("replace packet")
     assert reply.public == ["A packet can only be replaced before its first reveal."]
@@ -197,10 +198,10 @@ def test_status_and_help_answer_without_logging(game, play) -> None:
     t = game()
     reply = t.say("status")
     assert reply.logged == []
-    assert reply.public == ["Round 1 of 6, packet 1: Oak decodes. Waiting for report A's slip and "
-                            "report B's slip. Score: 0 of 12."]
+    assert reply.public == [("Round 1 of 6, packet 1: Oak decodes. Waiting for report A's slip and "
+                            "report B's slip. Score: 0 of 12.")]
     t.send_first()
-    assert t.say("status").public == ["Round 1 of 6, packet 1: Oak decodes. First transmission: report A "
+    assert t.say("status").public == [("Round 1 of 6, packet 1: Oak decodes. First transmission: report A "
                                       "sent form round, report B sent surface striped. Final or more? "
-                                      "Score: 0 of 12."]
+                                      "Score: 0 of 12.")]
     assert t.say("help").logged == []

@@ -36,16 +36,16 @@ def test_worked_example_by_voice(tmp_path: Path) -> None:
         loop.hear(said("report b surface striped", 20.0))
         assert speaker.spoken == [
             "Report A's slip is locked.", "Report B's slip is locked.",
-            "First transmission: report A sends form round, report B sends surface striped. "
-            "Oak, say final and a name, or more."]
+            ("First transmission: report A sends form round, report B sends surface striped. "
+            "Oak, say final and a name, or more.")]
         loop.hear(said("final brook", 40.0))
         assert speaker.spoken[-1] == "Final brook. Is that right?"
         assert loop.state is LoopState.CONFIRMING and "answer-given" not in _types(tmp_path)
         loop.hear(said("yes", 50.0))
         assert speaker.spoken[-3:] == [
             "Brook is right at the first stage: 2 points.",
-            "The target was Brook. Report A held form round and size small; report B held surface "
-            "striped and edge notched. Score: 2 of 2.",
+            ("The target was Brook. Report A held form round and size small; report B held surface "
+            "striped and edge notched. Score: 2 of 2."),
             "The practice round is over: 2 out of 2."]
         assert loop.state is LoopState.DONE
         private = read_jsonl(tmp_path / "private.jsonl")

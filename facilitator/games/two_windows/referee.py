@@ -33,8 +33,8 @@ from .. import Referee
 from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
 from .names import match_name
 from .record import ALL_PACKETS, choose_from_record, updated_record
-from .teams import ROUNDS, TEAMS, lineup, members
 from .scoring import points_for
+from .teams import ROUNDS, TEAMS, lineup, members
 
 PRACTICE_PACKET = 0
 HOLDERS = ("a", "b")
@@ -102,7 +102,7 @@ class TwoWindows(Referee[State]):
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         other = set(flags) - {"packets", "practice"}
         if other:
-            raise OptionsError(f"--{sorted(other)[0]} is not an option of two-windows")
+            raise OptionsError(f"--{min(other)} is not an option of two-windows")
         if flags.get("practice") and flags.get("packets"):
             raise OptionsError("--practice plays the practice packet; leave out --packets")
         if flags.get("practice"):
