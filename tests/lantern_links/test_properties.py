@@ -38,6 +38,7 @@ def test_any_lines_keep_the_game_valid_and_replayable(lines: list[str], players:
             if session.over:
                 break
             before = session.state
+            legal = session.referee.legal_intents(before)
             reply = session.handle(text)
             state = session.state
             kinds = [e["type"] for e in reply.logged]
@@ -47,6 +48,11 @@ def test_any_lines_keep_the_game_valid_and_replayable(lines: list[str], players:
                 assert kinds in ([], ["command-rejected"])
             else:
                 assert kinds, f"{text!r} was accepted but logged nothing"
+                # the voice grammar's narrowing never hides a command that would be accepted
+                assert reply.command is not None and reply.command.intent in legal
+            moves = {"play", "pass", "rewind", "finish"}
+            if reply.command is not None and reply.command.intent in moves - legal:
+                assert not reply.accepted     # and what it hides could never be accepted
             if "tile-returned" in kinds:          # a mismatch is a pass: the turn moves on
                 assert kinds[kinds.index("tile-returned") + 1] == "passed"
             if not session.over:

@@ -177,7 +177,9 @@ class LanternLinks(Referee[State]):
             return set()
         intents = set(self.queries) | {"finish"}
         if not state.paused:
-            intents |= {"play", "pass"}
+            intents.add("pass")
+            if state.pool_variant or state.hands[state.turn - 1]:
+                intents.add("play")       # an empty hand can only pass (or rewind, finish)
         if state.can_rewind:
             intents.add("rewind")
         return intents
