@@ -212,3 +212,66 @@ def test_names_and_extra_cards_from_the_command_line(tmp_path: Path) -> None:
     events = read_jsonl(log)
     assert events[0]["options"] == {"extra": 3, "records": {}}
     assert [e["type"] for e in events[-2:]] == ["command-rejected", "command-rejected"]
+
+
+@pytest.mark.slow
+def test_a_broken_deck_stops_the_game_before_it_starts(tmp_path: Path) -> None:
+    import shutil
+
+    content = tmp_path / "content"
+    shutil.copytree(ROOT / "content", content)
+    deck = content / "clover" / "keywords.toml"
+    deck.write_text(deck.read_text().replace("number = 3\n", "number = 3\nshade = 1\n", 1))
+    done = run_cli(
+        ["play", "clover", "--text", "--data-dir", str(tmp_path / "d")],
+        "status\n",
+        env={"FACILITATOR_CONTENT_DIR": str(content)},
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "facilitator: content/clover/keywords.toml: cards entry 3 (number 3) shade: unknown key"
+    )
+
+
+@pytest.mark.slow
+def test_an_unreadable_record_is_a_clear_message(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "clover.json").write_text("{not json")
+    done = run_cli(["play", "clover", "--text", "--data-dir", str(data)], "status\n")
+    assert done.returncode == 2
+    assert "clover.json" in done.stderr and "move it away" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert (data / "clover.json").read_text() == "{not json"  # nothing overwritten
+
+
+def test_misheard_and_illegal_lines_cost_nothing(new_table: Callable[..., Any]) -> None:
+    table = new_table(players=3, seed=6)
+    before = table.state
+    for line in (
+        "clue 5 top wool",
+        "place card nine top left",
+        "turn card two",
+        "commit",
+        "read card three",
+        "clue 2 middle wool",
+        "x" * 400,
+    ):
+        table.say(line)
+    assert table.public[-7:] == [
+        "There is no seat 5; the seats are 1 to 3.",
+        "Say again?",
+        "The boards are not laid out yet. Still writing clues: Player 1, Player 2, Player 3.",
+        "The boards are not laid out yet. Still writing clues: Player 1, Player 2, Player 3.",
+        "No cards are on the table yet.",
+        "Say again?",
+        "That was too long to be a command. Say again?",
+    ]
+    assert table.state == before
+    assert [e["type"] for e in table.events()[-7:]] == ["command-rejected"] * 7
+    table.play_game([6, 6, 6])  # the rejected lines cost the table nothing
+    assert table.session.over
+    assert table.public[-2:] == [
+        "The game is over: 18 points of 18.",
+        "That is the table's first entry in the Record of Legends: 18.",
+    ]
