@@ -89,3 +89,22 @@ def test_legal_intents_narrow_the_voice_grammar(table) -> None:  # type: ignore[
     assert isinstance(session.parse("play charlie", typed=False, narrow=True), NotRecognized)
     assert session.parse("rewind", typed=False, narrow=True).canonical == "rewind"
     assert GRAMMAR.jsgf(intents=legal).count("charlie") == 0
+
+
+def test_a_route_played_by_spoken_phrases_only(table) -> None:  # type: ignore[no-untyped-def]
+    """What the voice loop does: parse the spoken form against the narrowed grammar,
+    then apply it (after the confirmation, which is the loop's job)."""
+    t = table(routes=(12, 1, 7))
+    session = t.session
+    for tile in "FGJDCH":
+        while t.state.holder(tile) != t.state.turn:
+            command = session.parse("i pass", typed=False, narrow=True)
+            assert isinstance(command, Command)
+            session.execute(command)
+        spoken = GRAMMAR.render(f"play {tile}")
+        assert spoken is not None and spoken.startswith("play ")
+        command = session.parse(spoken, typed=False, narrow=True)
+        assert isinstance(command, Command) and command.canonical == f"play {tile}"
+        assert command.intent in GRAMMAR.confirmed
+        session.execute(command)
+    assert t.state.results == (8,) and t.state.index == 2
