@@ -136,6 +136,9 @@ def test_an_unclear_name_is_asked_back_and_costs_nothing(game, play) -> None:
     assert reply.public == ["Which one: Alder or Cedar? Say final and the name again."]
     assert [e["type"] for e in reply.logged] == ["command-rejected"]
     assert t.state == before
+    reply = t.say("final hazard")
+    assert reply.public == ["Did you mean Hazel? Say final and the name again."]
+    assert t.state == before
     reply = t.say("final oak")
     assert reply.public == [("oak is not in the catalogue. The names are Alder, Birch, Cedar, Dahlia, "
                             "Elm, Fern, Gorse, Hazel.")]

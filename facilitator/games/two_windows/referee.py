@@ -261,7 +261,8 @@ class TwoWindows(Referee[State]):
         found = match_name(heard, deck.names)
         if found.name is None:
             if found.candidates:
-                raise IllegalCommandError("tw-name-unclear", f"unclear name {heard!r}: {found.candidates}",
+                key = "tw-name-unclear" if len(found.candidates) > 1 else "tw-name-unsure"
+                raise IllegalCommandError(key, f"unclear name {heard!r}: {list(found.candidates)}",
                                           candidates=_or_list(found.candidates))
             raise IllegalCommandError("tw-name-unknown", f"{heard!r} is not in the catalogue",
                                       heard=heard, names=", ".join(deck.names))
