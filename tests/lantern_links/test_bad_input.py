@@ -91,3 +91,20 @@ def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> No
     result = run_cli(["play", "lantern-links", "--text", *args], "pass\n")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"facilitator: {message}\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("old", "new"), [('"hands":{', '"hands":["x"],"was":{'), ('"tiles":{', '"tiles":{"Z":1,')])
+def test_a_corrupt_log_cannot_be_resumed_and_says_why(tmp_path: Path, old: str, new: str) -> None:
+    log = tmp_path / "game.jsonl"
+    first = run_cli(["play", "lantern-links", "--text", "--routes", "1,7,12", "--log", str(log)], "pass\n")
+    assert first.returncode == 0
+    text = log.read_text(encoding="utf-8")
+    assert old in text
+    log.write_text(text.replace(old, new, 1), encoding="utf-8")
+    kept = log.read_bytes()
+    result = run_cli(["play", "lantern-links", "--text", "--resume", str(log)], "pass\n")
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and "cannot be replayed" in result.stderr
+    assert "malformed route-started event" in result.stderr
+    assert log.read_bytes() == kept          # nothing rewritten

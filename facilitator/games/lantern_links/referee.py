@@ -269,6 +269,13 @@ class LanternLinks(Referee[State]):
 
     # -- the fold -----------------------------------------------------------------
     def evolve(self, state: State, event: Event) -> State:
+        try:
+            return self._fold(state, event)
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
+            # only a hand-edited or foreign log gets here; resuming reports it in one line
+            raise ValueError(f"malformed {event.type} event ({exc!r})") from None
+
+    def _fold(self, state: State, event: Event) -> State:
         t = event.type
         if t == "route-started":
             hands = event["hands"]
