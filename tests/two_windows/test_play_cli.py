@@ -159,3 +159,35 @@ def test_resume_refuses_a_finished_game_and_a_half_line_is_dropped(tmp_path: Pat
     assert done.returncode == 0
     assert "dropped a half-written last line" in done.stderr
     assert _answers(cut) == [(1, "Brook", True, 2)]
+
+
+#: a round played blind: each informant tries every fact (the ones not on its report, or
+#: sent after its slip locked, are refused at no cost), then the decoder answers
+BLIND_ROUND = ([f"a sends {f}" for f in ("form round", "form square", "size small", "size large",
+                                         "surface plain", "surface striped", "edge smooth", "edge notched")]
+               + [f"b sends {f}" for f in ("edge notched", "edge smooth", "surface striped", "surface plain",
+                                           "size large", "size small", "form square", "form round")]
+               + ["final alder"])
+
+
+@pytest.mark.slow
+def test_three_games_at_one_table_through_the_cli_then_the_record_starts_over(tmp_path: Path) -> None:
+    data = tmp_path / "table"
+    played: list[int] = []
+    for seed in (21, 22, 23):
+        log = tmp_path / f"game{seed}.jsonl"
+        done = run_cli(["play", "two-windows", "--text", "--seed", str(seed), "--data-dir", str(data),
+                        "--log", str(log)], "\n".join(BLIND_ROUND * 6) + "\n")
+        assert done.returncode == 0, done.stderr
+        assert "starts over" not in done.stdout
+        assert done.stdout.splitlines()[-1].startswith("The game is over. The shared score is ")
+        events = read_jsonl(log)
+        packets = [e["packet"] for e in events if e["type"] == "round-started"]
+        assert len(packets) == 6 and not set(packets) & set(played)
+        played += packets
+        assert sum(e["type"] == "transmission-revealed" for e in events) == 6
+    assert sorted(played) == list(range(1, 19))
+    fourth = run_cli(["play", "two-windows", "--text", "--seed", "24", "--data-dir", str(data)], "")
+    assert fourth.returncode == 0
+    assert ("Fewer than six packets are left unplayed at this table, so the packet record starts over."
+            in fourth.stdout.splitlines())
