@@ -176,3 +176,19 @@ def test_stdout_is_public_only_and_the_end_reads_no_further(tmp_path: Path) -> N
     events = read_jsonl(log)
     assert all(e["audience"] == "public" for e in events)
     assert [e["type"] for e in events].count("command-rejected") == 0     # "play charlie" never read
+
+
+@pytest.mark.slow
+def test_a_half_written_last_line_is_dropped_with_a_note(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    args = ["play", "lantern-links", "--text", "--routes", "1,7,12", "--players", "2"]
+    first = run_cli([*args, "--log", str(log)], "pass\n")
+    assert first.returncode == 0
+    with open(log, "ab") as f:                       # a power cut mid-append
+        f.write(b'{"type":"passed","seq":4,"audi')
+    resumed = run_cli(["play", "lantern-links", "--text", "--resume", str(log)], "status\n")
+    assert resumed.returncode == 0
+    assert "dropped a half-written last line" in resumed.stderr
+    assert "Passes in a row: 1." in resumed.stdout
+    events = read_jsonl(log)
+    assert [e["type"] for e in events] == ["game-started", "route-started", "passed"]
