@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from facilitator.games.clover.board import Side, all_words, board_from_json
-from facilitator.games.clover.clues import check_clue, same_family
+from facilitator.games.clover.clues import Refusal, check_clue, same_family
 from facilitator.games.clover.lexicon import Lexicon, fold, word_list
 from facilitator.grammar import Command, load_grammar
 
@@ -134,3 +136,34 @@ def test_a_later_clue_replaces_the_earlier_one_and_a_refused_one_keeps_it(
     table.say("clue 1 top two words")
     assert table.state.clues[1] == {Side.TOP: "station"}
     assert table.public[-2] == "Player 1 has a clue for top: 1 of 4."
+
+
+keyword = st.sampled_from(BOARD_WORDS)
+
+
+@given(keyword, st.lists(st.booleans(), min_size=12, max_size=12), st.integers(0, 11))
+def test_any_spelling_of_a_board_word_is_refused(
+    word: str, upper: list[bool], hyphen_at: int
+) -> None:
+    """Case, accents and hyphens are ignored: every such spelling of a keyword is refused."""
+    accents = {"e": "é", "a": "à", "o": "ô"}
+    letters = [ch.upper() if up else ch for ch, up in zip(word, upper + [False] * len(word))]
+    if hyphen_at < len(letters) - 1:
+        letters.insert(hyphen_at + 1, "-")
+    spelled = "".join(accents.get(ch, ch) if i % 2 else ch for i, ch in enumerate(letters))
+    verdict = check_clue(spelled, BOARD_WORDS, None)
+    assert (verdict.refused, verdict.word) == (Refusal.BOARD_WORD, word)
+
+
+@given(
+    st.text(alphabet="abcxyz-'1", min_size=1, max_size=8),
+    st.text(alphabet="abcxyz", min_size=1, max_size=8),
+)
+def test_a_clue_with_a_space_is_always_refused(head: str, tail: str) -> None:
+    assert check_clue(f"{head} {tail}", BOARD_WORDS, None).refused == Refusal.SPACE
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12))
+def test_a_clue_is_refused_only_for_the_three_reasons(clue: str) -> None:
+    verdict = check_clue(clue, BOARD_WORDS, None)
+    assert verdict.accepted == (fold(clue) not in {fold(w) for w in BOARD_WORDS})
