@@ -48,6 +48,8 @@ class State:
     #: packets a replacement may come from, best first (record games: the unplayed ones)
     spares: tuple[int, ...] = ()
     cycle: int | None = None
+    #: this game started the table's packet record over
+    restarted: bool = False
     packets: tuple[int, ...] = ()
     used: tuple[int, ...] = ()
     round: int = 0
@@ -150,7 +152,7 @@ class TwoWindows(Referee[State]):
         else:
             spares = tuple(p for p in ALL_PACKETS if p not in opts.get("packets", ()))
         return State(players=started["players"], names=tuple(started["names"]), practice=practice,
-                     spares=spares, cycle=record.get("cycle"),
+                     spares=spares, cycle=record.get("cycle"), restarted=bool(record.get("restarted")),
                      packets=tuple(opts.get("packets", ())))
 
     def setup(self, state: State, rng: random.Random) -> list[Event]:
@@ -164,13 +166,9 @@ class TwoWindows(Referee[State]):
             chosen: dict[str, Any] = {"packets": packets, "restarted": False}
             if record_game:
                 chosen["cycle"] = state.cycle
-                chosen["restarted"] = self._restarted(state)
+                chosen["restarted"] = state.restarted
             events.append(Event("packets-chosen", chosen))
         return events + self._start_round(state, 1, packets[0])
-
-    @staticmethod
-    def _restarted(state: State) -> bool:
-        return len(state.spares) == PACKET_COUNT and state.cycle is not None and state.cycle > 1
 
     def _start_round(self, state: State, number: int, packet: int) -> list[Event]:
         up = lineup(number, state.players)
