@@ -275,3 +275,28 @@ def test_misheard_and_illegal_lines_cost_nothing(new_table: Callable[..., Any]) 
         "The game is over: 18 points of 18.",
         "That is the table's first entry in the Record of Legends: 18.",
     ]
+
+
+def _renumbered(events: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps({**e, "seq": n}) + "\n" for n, e in enumerate(events, 1))
+
+
+@pytest.mark.slow
+def test_a_log_that_cannot_be_replayed_is_refused_cleanly(
+    new_table: Callable[..., Any], tmp_path: Path
+) -> None:
+    table = new_table(players=3, seed=2)
+    table.write_clues()
+    table.say("place 1 top-left")
+    events = table.events()
+    early = tmp_path / "early.jsonl"  # a card move before any card is laid out
+    early.write_text(_renumbered([*events[:3], events[-1], *events[3:-1]]))
+    twice = tmp_path / "twice.jsonl"  # the same move twice: the referee never logs that
+    twice.write_text(_renumbered([*events, events[-1]]))
+    for log, reason in ((early, "no cards are laid out"), (twice, "card-placed cannot happen")):
+        before = log.read_text()
+        done = run_cli(["play", "clover", "--text", "--resume", str(log)], "status\n")
+        assert done.returncode == 2
+        assert done.stderr.startswith(f"facilitator: log {str(log)!r} cannot be replayed")
+        assert reason in done.stderr and "Traceback" not in done.stderr
+        assert log.read_text() == before

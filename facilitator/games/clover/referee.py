@@ -93,6 +93,13 @@ class State:
         return sum(1 for s in range(1, self.players + 1) if self.written(s) == len(ZONES))
 
 
+def _laid_out(state: State) -> Layout:
+    """The cards on the table; ValueError when none are (a log out of order)."""
+    if state.layout is None:
+        raise ValueError("no cards are laid out")
+    return state.layout
+
+
 def _slot_words(slot: str) -> str:
     return slot.replace("-", " ")
 
@@ -211,8 +218,7 @@ class Clover(Referee[State]):
             )
         if intent == "place":
             card, slot = int(command.slots["card"]), Slot(command.slots["slot"])
-            assert state.layout is not None
-            origin, displaced = check_place(state.layout, card, slot)
+            origin, displaced = check_place(_laid_out(state), card, slot)
             return [
                 Event(
                     "card-placed",
@@ -227,8 +233,7 @@ class Clover(Referee[State]):
             ]
         if intent == "turn":
             card = int(command.slots["card"])
-            assert state.layout is not None
-            words = check_turn(state.layout, card)
+            words = check_turn(_laid_out(state), card)
             return [
                 Event(
                     "card-turned",
@@ -338,8 +343,7 @@ class Clover(Referee[State]):
         )
 
     def _commit(self, state: State, rng: random.Random) -> list[Event]:
-        layout = state.layout
-        assert layout is not None
+        layout = _laid_out(state)
         if not layout.full:
             empty = [_slot_words(s.value) for s, held in zip(SLOTS, layout.slots) if held is None]
             raise IllegalCommandError(
@@ -425,20 +429,19 @@ class Clover(Referee[State]):
                 state, phase=RESOLUTION, spectator=int(event["spectator"]), layout=layout, used=used
             )
         if t == "card-placed":
-            assert state.layout is not None
-            return replace(
-                state, layout=place(state.layout, int(event["card"]), Slot(event["slot"]))
-            )
+            try:
+                layout = place(_laid_out(state), int(event["card"]), Slot(event["slot"]))
+            except IllegalCommandError as exc:  # a log the referee would never have written
+                raise ValueError(f"card-placed cannot happen: {exc}") from None
+            return replace(state, layout=layout)
         if t == "card-turned":
-            assert state.layout is not None
             return replace(
-                state, layout=set_words(state.layout, int(event["card"]), event["words"])
+                state, layout=set_words(_laid_out(state), int(event["card"]), event["words"])
             )
         if t == "attempt-made":
-            assert state.layout is not None
             if event["attempt"] == 1 and event["correct_cards"] < len(SLOTS):
                 right = [Slot(s) for s in event["right"]]
-                return replace(state, layout=after_first_attempt(state.layout, right))
+                return replace(state, layout=after_first_attempt(_laid_out(state), right))
             return state
         if t == "board-scored":
             scores = {**state.scores, int(event["spectator"]): int(event["points"])}
@@ -516,19 +519,19 @@ class Clover(Referee[State]):
         points = sum(state.scores.values())
         if state.phase == OVER:
             return phrases.say("cl-status-over", points=points, record=state.record)
-        assert state.layout is not None
+        layout = _laid_out(state)
         held = [
             phrases.say("cl-status-slot", slot=_slot_words(s.value), card=c)
-            for s, c in zip(SLOTS, state.layout.slots)
+            for s, c in zip(SLOTS, layout.slots)
             if c is not None
         ]
         return phrases.say(
             "cl-status-resolution",
             spectator=state.name(state.spectator),
             committer=state.name(state.committer()),
-            attempt=state.layout.attempt,
+            attempt=layout.attempt,
             slots=phrases.join(held),
-            pool=len(state.layout.pool),
+            pool=len(layout.pool),
             points=points,
         )
 
