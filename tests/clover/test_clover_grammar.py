@@ -5,7 +5,9 @@ the recognizer knows every word, and the grammar narrows to what is legal now.""
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,3 +161,19 @@ def test_reading_aloud_for_a_low_vision_player(new_table: Callable[..., Any]) ->
         line.startswith(f"Card {k}:") for k, line in zip(range(1, 6), table.public[-5:])
     )
     assert len(table.events()) == before  # queries log nothing
+
+
+GOLDEN = tomllib.loads((Path(__file__).parent / "golden" / "utterances.toml").read_text("utf-8"))
+
+
+@pytest.mark.parametrize(("said", "canonical"), sorted(GOLDEN["spoken"].items()))
+def test_golden_spoken_utterances(said: str, canonical: str) -> None:
+    for grammar in (load_grammar("clover"), load_grammar(None)):
+        command = grammar.parse(said, typed=False)
+        assert isinstance(command, Command) and command.canonical == canonical
+
+
+@pytest.mark.parametrize(("typed", "canonical"), sorted(GOLDEN["typed"].items()))
+def test_golden_typed_lines(typed: str, canonical: str) -> None:
+    command = load_grammar("clover").parse(typed)
+    assert isinstance(command, Command) and command.canonical == canonical
