@@ -26,44 +26,57 @@ line = st.one_of(
 )
 
 
+def own_tile(state: object) -> st.SearchStrategy[str]:
+    """A tile the current player may name: from their hand, or the pool."""
+    held = list(state.pool) if state.pool_variant else list(state.hands[state.turn - 1])  # type: ignore[attr-defined]
+    if not held:
+        return st.just("pass")
+    return st.sampled_from(held).map(lambda t: f"play {t.lower()}")
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(line, max_size=60), st.integers(2, 6), st.booleans(), st.integers(0, 2**20))
-def test_any_lines_keep_the_game_valid_and_replayable(lines: list[str], players: int, pool: bool,
+@given(st.data(), st.integers(2, 6), st.booleans(), st.integers(0, 2**20))
+def test_any_lines_keep_the_game_valid_and_replayable(data: st.DataObject, players: int, pool: bool,
                                                       seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "game.jsonl"
         session, _ = Session.start("lantern-links", players=players, seed=seed, log_path=log,
                                    options={"pool": pool})
-        for text in lines:
-            if session.over:
-                break
-            before = session.state
-            legal = session.referee.legal_intents(before)
-            reply = session.handle(text)
-            state = session.state
-            kinds = [e["type"] for e in reply.logged]
-            if not reply.accepted:
-                # a refused line changes nothing and logs exactly one command-rejected
-                assert state == before
-                assert kinds in ([], ["command-rejected"])
-            else:
-                assert kinds, f"{text!r} was accepted but logged nothing"
-                # the voice grammar's narrowing never hides a command that would be accepted
-                assert reply.command is not None and reply.command.intent in legal
-            moves = {"play", "pass", "rewind", "finish"}
-            if reply.command is not None and reply.command.intent in moves - legal:
-                assert not reply.accepted     # and what it hides could never be accepted
-            if "tile-returned" in kinds:          # a mismatch is a pass: the turn moves on
-                assert kinds[kinds.index("tile-returned") + 1] == "passed"
-            if not session.over:
-                assert is_matched(state.start, state.chain)
-                assert len(state.chain) < 6
-                assert state.recorded == (state.chain[2].right if len(state.chain) >= 3 else None)
-                held = [t for h in state.hands for t in h] + list(state.pool) + [x.tile for x in state.chain]
-                assert sorted(held) == sorted(state.words)
-                assert state.passes < state.players or state.paused
-                assert 1 <= state.turn <= players
-        session.log.close()
+        try:
+            for _ in range(data.draw(st.integers(0, 80), label="length")):
+                if session.over:
+                    break
+                kind = data.draw(st.sampled_from(["own"] * 6 + ["any"] * 2 + ["pass"] * 3 + ["rewind", "finish"]))
+                text = data.draw(own_tile(session.state) if kind == "own" else
+                                 line if kind == "any" else st.just(kind), label="line")
+                before = session.state
+                legal = session.referee.legal_intents(before)
+                reply = session.handle(text)
+                state = session.state
+                kinds = [e["type"] for e in reply.logged]
+                if not reply.accepted:
+                    # a refused line changes nothing and logs exactly one command-rejected
+                    assert state == before
+                    assert kinds in ([], ["command-rejected"])
+                else:
+                    assert kinds, f"{text!r} was accepted but logged nothing"
+                    # the voice grammar's narrowing never hides a command that would be accepted
+                    assert reply.command is not None and reply.command.intent in legal
+                moves = {"play", "pass", "rewind", "finish"}
+                if reply.command is not None and reply.command.intent in moves - legal:
+                    assert not reply.accepted     # and what it hides could never be accepted
+                if "tile-returned" in kinds:          # a mismatch is a pass: the turn moves on
+                    assert kinds[kinds.index("tile-returned") + 1] == "passed"
+                if not session.over:
+                    assert is_matched(state.start, state.chain)
+                    assert len(state.chain) < 6
+                    assert state.recorded == (state.chain[2].right if len(state.chain) >= 3 else None)
+                    held = [t for h in state.hands for t in h] + list(state.pool) + [x.tile for x in state.chain]
+                    assert sorted(held) == sorted(state.words)
+                    assert state.passes < state.players or state.paused
+                    assert 1 <= state.turn <= players
+        finally:
+            session.log.close()
         events = read_log(log).events
         for event in events:
             if event.type == "route-ended":
