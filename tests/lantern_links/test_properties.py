@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from facilitator.games.lantern_links.referee import State
 from facilitator.games.lantern_links.rules import MAX_POINTS, is_matched
 from facilitator.log import read_log
 from facilitator.session import Session
@@ -26,9 +27,9 @@ line = st.one_of(
 )
 
 
-def own_tile(state: object) -> st.SearchStrategy[str]:
+def own_tile(state: State) -> st.SearchStrategy[str]:
     """A tile the current player may name: from their hand, or the pool."""
-    held = list(state.pool) if state.pool_variant else list(state.hands[state.turn - 1])  # type: ignore[attr-defined]
+    held = list(state.pool) if state.pool_variant else list(state.hands[state.turn - 1])
     if not held:
         return st.just("pass")
     return st.sampled_from(held).map(lambda t: f"play {t.lower()}")
