@@ -97,7 +97,11 @@ def run_text_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
 
 
 class _Crew:
-    """Decides the crew's next spoken line from the session and the listen loop."""
+    """Decides the crew's next spoken line from the session and the listen loop.
+
+    A line that was not taken (the assistant said "say again?", or nothing moved)
+    is said again more slowly, in the next seat's voice, as people do.
+    """
 
     def __init__(self, session: Session, loop: ListenLoop, out: IO[str]) -> None:
         self.session = session
@@ -105,6 +109,8 @@ class _Crew:
         self.out = out
         self.asked_at: tuple[int, int] | None = None
         self.count = 0
+        self._last: tuple[str, object, str] | None = None   # text, game state, loop state
+        self._attempt = 0
 
     def next_line(self) -> Line | None:
         session, state = self.session, self.session.state
@@ -112,24 +118,29 @@ class _Crew:
             return None
         self.count += 1
         seat = state.captain
-        voice = CREW_VOICES[(seat - 1) % len(CREW_VOICES)]
         if self.loop.state is LoopState.CONFIRMING and self.loop.pending is not None:
             intended = crew_line(session)
             heard = self.loop.pending.canonical
             meant = session.parse(intended, typed=False)
             ok = not isinstance(meant, NotRecognized) and meant.canonical.lower() == heard.lower()
-            answer = session.grammar.render("yes" if ok else "no") or ("yes" if ok else "no")
-            return self._say(seat, answer, voice)
+            return self._say(seat, session.grammar.render("yes" if ok else "no") or ("yes" if ok else "no"))
         where = (state.leg, state.guess)
         if state.scored and self.asked_at != where:
             self.asked_at = where
-            return self._say(seat, session.grammar.render("candidates") or "candidates", voice)
-        return self._say(seat, crew_line(session), voice)
+            return self._say(seat, session.grammar.render("candidates") or "candidates")
+        return self._say(seat, crew_line(session))
 
-    def _say(self, seat: int, text: str, voice: str) -> Line:
+    def _say(self, seat: int, text: str) -> Line:
+        moment = (text, self.session.state, self.loop.state.value)
+        same = self._last is not None and self._last[0] == text and self._last[1] is moment[1] \
+            and self._last[2] == moment[2]
+        self._attempt = self._attempt + 1 if same else 0
+        self._last = moment
+        voice = CREW_VOICES[(seat - 1 + self._attempt) % len(CREW_VOICES)]
+        rate = max(110, 160 - 15 * self._attempt)
         self.out.write(f"  {self.session.state.name(seat)}: {text}\n")
         self.out.flush()
-        return Line(text, voice)
+        return Line(text, voice, rate)
 
 
 def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
@@ -151,12 +162,13 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
         loop = ListenLoop(session, recognizer, FileSpeaker(speech_dir, voice), voice,
                           StreamCaptions(out), LoopSettings())
         crew = _Crew(session, loop, out)
-        voices: dict[str, Synthesizer] = {}
+        voices: dict[tuple[str, int], Synthesizer] = {}
 
-        def synthesize(text: str, name: str) -> tuple[bytes, int]:
-            if name not in voices:
-                voices[name] = Synthesizer(VoiceSettings(voice=name))
-            return voices[name].synthesize(text)
+        def synthesize(line: Line) -> tuple[bytes, int]:
+            key = (line.voice, line.rate_wpm)
+            if key not in voices:
+                voices[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm))
+            return voices[key].synthesize(line.text)
 
         source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from,
                             synthesize)

@@ -27,10 +27,11 @@ _CHUNK = 0.3
 
 @dataclass(frozen=True)
 class Line:
-    """Who says what: ``voice`` is an espeak-ng voice name."""
+    """Who says what, how: ``voice`` is an espeak-ng voice name, ``rate_wpm`` words a minute."""
 
     text: str
     voice: str
+    rate_wpm: int = 160
 
 
 class SpokenCrew:
@@ -39,12 +40,12 @@ class SpokenCrew:
     ``line()`` returns the next ``Line`` or None when the crew has nothing more to
     say; ``heard()`` counts the utterances the loop has taken; ``quiet_from()`` is
     the stream time the assistant's speech (and deaf window) ends.
-    ``synthesize(text, voice) -> (pcm, rate)`` makes the audio.
+    ``synthesize(line) -> (pcm, rate)`` makes the audio.
     """
 
     def __init__(self, line: Callable[[], Line | None], heard: Callable[[], int],
                  quiet_from: Callable[[], float],
-                 synthesize: Callable[[str, str], tuple[bytes, int]]) -> None:
+                 synthesize: Callable[[Line], tuple[bytes, int]]) -> None:
         self._line = line
         self._heard = heard
         self._quiet_from = quiet_from
@@ -60,7 +61,7 @@ class SpokenCrew:
                 return
             start = max(t + GAP_SECONDS, self._quiet_from() + GAP_SECONDS)
             yield from self._silence(t, start)
-            pcm, rate = self._synthesize(line.text, line.voice)
+            pcm, rate = self._synthesize(line)
             if rate != SAMPLE_RATE:
                 pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)
             self.said.append(line)
