@@ -55,7 +55,7 @@ def silence(seconds: float) -> bytes:
 
 
 def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
-    audio = silence(0.5)
+    audio = silence(8.0)                       # the opening announcement is said first
     for text, voice, after in TABLE:
         audio += speak(text, voice, tmp_path) + silence(after)
     recording = tmp_path / "table.wav"
