@@ -32,12 +32,12 @@ def test_every_keyword_is_in_the_dictionaries() -> None:
     report = check()
     assert (
         report[0]
-        == f"{KEYWORDS_FILE}: {len(load_deck().cards)} cards, {4 * len(load_deck().cards)} words, none on two cards"
+        == f"{FILE}: {len(load_deck().cards)} cards, {4 * len(load_deck().cards)} words, none on two cards"
     )
     if recognizer_dictionary() is not None:
-        assert f"{KEYWORDS_FILE}: every word is in the recognizer's dictionary" in report
+        assert f"{FILE}: every word is in the recognizer's dictionary" in report
     assert word_list() is not None, "Debian's wamerican word list is installed by .ci/setup"
-    assert f"{KEYWORDS_FILE}: every word is in the English word list" in report
+    assert f"{FILE}: every word is in the English word list" in report
 
 
 def _broken(tmp_path: Path, edit: Callable[[str], str]) -> Path:
@@ -141,7 +141,7 @@ def test_a_missing_deck_is_named(tmp_path: Path) -> None:
 def test_content_check_cli_fails_on_a_broken_deck(tmp_path: Path) -> None:
     good = run_cli(["content", "check"])
     assert good.returncode == 0, good.stderr
-    assert f"clover: {KEYWORDS_FILE}: every word is in the English word list" in good.stdout
+    assert f"clover: {FILE}: every word is in the English word list" in good.stdout
     directory = _broken(tmp_path, lambda t: _replace_word(t, 7, 2, _first_word(t, 3)))
     bad = run_cli(["content", "check", "--content-dir", str(directory)])
     assert bad.returncode != 0

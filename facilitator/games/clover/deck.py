@@ -100,12 +100,12 @@ def check(directory: Path | None = None) -> list[str]:
     deck = load_deck(directory)
     name = f"content/{KEYWORDS_FILE}"
     report = [
-        f"{KEYWORDS_FILE}: {len(deck.cards)} cards, {4 * len(deck.cards)} words, none on two cards"
+        f"content/{KEYWORDS_FILE}: {len(deck.cards)} cards, {4 * len(deck.cards)} words, none on two cards"
     ]
     spoken = recognizer_dictionary()
     if spoken is None:
         report.append(
-            f"{KEYWORDS_FILE}: pocketsphinx is not installed; recognizer dictionary not checked"
+            f"content/{KEYWORDS_FILE}: pocketsphinx is not installed; recognizer dictionary not checked"
         )
     else:
         for i, card in enumerate(deck.cards):
@@ -116,11 +116,11 @@ def check(directory: Path | None = None) -> list[str]:
                     _entry(i, card),
                     f"{unknown[0]!r} is not in the recognizer's dictionary ({spoken.source})",
                 )
-        report.append(f"{KEYWORDS_FILE}: every word is in the recognizer's dictionary")
+        report.append(f"content/{KEYWORDS_FILE}: every word is in the recognizer's dictionary")
     plain = word_list()
     if plain is None:
         report.append(
-            f"{KEYWORDS_FILE}: no English word list installed (wamerican); "
+            f"content/{KEYWORDS_FILE}: no English word list installed (wamerican); "
             "clues will not be checked for made-up words"
         )
     else:
@@ -132,5 +132,5 @@ def check(directory: Path | None = None) -> list[str]:
                     _entry(i, card),
                     f"{unknown[0]!r} is not in the English word list ({plain.source})",
                 )
-        report.append(f"{KEYWORDS_FILE}: every word is in the English word list")
+        report.append(f"content/{KEYWORDS_FILE}: every word is in the English word list")
     return report
