@@ -32,7 +32,16 @@ from typing import IO, Protocol
 from ..errors import FacilitatorError, IllegalCommandError
 from ..grammar import Command, NotRecognized, RuntimeLists
 from ..session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
-from .base import AudioSource, Frame, Hypothesis, Recognizer, RecognitionGrammar, Segment, Speaker, VoiceSettings
+from .base import (
+    AudioSource,
+    Frame,
+    Hypothesis,
+    RecognitionGrammar,
+    Recognizer,
+    Segment,
+    Speaker,
+    VoiceSettings,
+)
 
 #: what can be said while a consequential command waits for its answer
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
@@ -280,13 +289,13 @@ class ListenLoop:
             self._not_understood()
             return
         self.captions.heard(hyp.text)
-        command = self.session.parse(hyp.text, typed=False, narrow=True)
-        if isinstance(command, NotRecognized):
+        parsed = self.session.parse(hyp.text, typed=False, narrow=True)
+        if isinstance(parsed, NotRecognized):
             self._earcon("not-understood")
             self._speak_reply(self.session.reject(hyp.text, "say-again", "not understood"), remember=False)
             self._rearm()
             return
-        self._command(command)
+        self._command(parsed)
 
     def _command(self, command: Command) -> None:
         intent = command.intent

@@ -78,11 +78,12 @@ def _gpio(pin: str, loop: Armable) -> Callable[[], None]:
         raise OptionsError("--push-to-talk gpio needs a pin, like gpio:17")
     try:
         from gpiozero import Button  # type: ignore[import-not-found]
+        from gpiozero.exc import GPIOZeroError  # type: ignore[import-not-found]
     except ImportError:
         raise OptionsError("--push-to-talk gpio:PIN needs gpiozero (pip install gpiozero)") from None
     try:
         button: Any = Button(int(pin) if pin.isdigit() else pin)
-    except Exception as exc:  # gpiozero's BadPinFactory and friends: no GPIO on this machine
+    except (GPIOZeroError, OSError, ValueError) as exc:  # BadPinFactory and friends: no GPIO here
         raise OptionsError(f"cannot use GPIO pin {pin!r} for push-to-talk: {exc}") from None
     button.when_pressed = lambda: loop.press()
     button.when_released = lambda: loop.release()

@@ -66,8 +66,7 @@ class SpokenCrew:
                 pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)
             self.said.append(line)
             before = self._heard()
-            for frame in frames_of(pcm, start):
-                yield frame
+            yield from frames_of(pcm, start)
             t = start + _seconds(pcm)
             end = t + TRAILING_SECONDS
             yield from self._silence(t, end)

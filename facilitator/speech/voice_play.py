@@ -102,7 +102,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     mic = args.audio_in is None
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
                       wall_clock=time.monotonic if mic else None)
-    stop_ptt = lambda: None  # noqa: E731
+    stop_ptt = lambda: None
     try:
         if args.push_to_talk:
             from . import push_to_talk

@@ -94,7 +94,7 @@ def test_a_late_yes_is_a_timeout_then_a_new_utterance(tmp_path: Path) -> None:
 
 
 def test_what_is_heard_while_the_assistant_speaks_is_discarded(tmp_path: Path) -> None:
-    loop, speaker, _ = make(tmp_path)
+    loop, _, _ = make(tmp_path)
     recognizer = loop.recognizer
     loop.hear(said(SEND, 1.0))            # echo from 2.0 to 4.0, deaf until 4.3
     loop.hear(said("yes", 3.0))           # during the echo (the speaker's own voice)
@@ -283,7 +283,7 @@ def test_every_spoken_sentence_is_captioned(tmp_path: Path) -> None:
 
 
 def test_earcons_count_as_assistant_sound(tmp_path: Path) -> None:
-    loop, speaker, _ = make(tmp_path, earcon_seconds=0.5)
+    loop, _, _ = make(tmp_path, earcon_seconds=0.5)
     loop.hear(said(SEND, 1.0))            # earcon 2.0-2.5, echo 2.5-4.5, deaf until 4.8
     loop.hear(said("yes", 4.6))
     assert loop.discarded[-1].reason == "half-duplex"

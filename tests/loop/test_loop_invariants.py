@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loop.loop_fakes import CaptionLog, RecordingSpeaker, compass_session, said
