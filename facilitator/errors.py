@@ -7,6 +7,9 @@
     ├── GrammarError        a grammar file is broken (file, entry, reason)
     ├── LogError            an event log cannot be read or resumed
     ├── OptionsError        bad command-line options or settings
+    ├── SpeechError         speech in or out cannot work (no espeak-ng, not a WAV file)
+    ├── DeviceError         no usable microphone or speaker (PortAudio, device names)
+    ├── ModelError          a recognition model is missing, broken or cannot be installed
     └── CommandError
         ├── InvalidCommandError   the words did not parse
         └── IllegalCommandError   the rules forbid it now
@@ -46,6 +49,18 @@ class LogError(FacilitatorError):
 
 class OptionsError(FacilitatorError):
     """Command-line options or settings that cannot be used together."""
+
+
+class SpeechError(FacilitatorError):
+    """Speech recognition or synthesis cannot work (a missing program, an unreadable file)."""
+
+
+class DeviceError(FacilitatorError):
+    """No usable audio device: none connected, PortAudio missing, or a name that matches none."""
+
+
+class ModelError(FacilitatorError):
+    """A recognition model directory is missing or broken, or a model cannot be installed."""
 
 
 class CommandError(FacilitatorError):

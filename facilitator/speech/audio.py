@@ -1,0 +1,301 @@
+"""Audio in and out: WAV files, the microphone and the speaker, all as 16 kHz mono int16.
+
+Files and devices at any rate or channel count are converted on the way in
+(mixed down to mono, low-pass filtered and resampled); ``sounddevice`` is
+imported only when a device is used, so WAV-only work needs no PortAudio.
+"""
+
+from __future__ import annotations
+
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceError, SpeechError
+from .base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
+
+_TAPS = 63  # low-pass filter length; odd, so the filter has a whole-sample delay
+_DELAY = (_TAPS - 1) // 2
+
+
+class Resampler:
+    """Streaming mono resampler (windowed-sinc low-pass, then linear interpolation).
+
+    Feed float samples in chunks of any size; the filter state and the fractional
+    read position carry over, so chunk edges leave no clicks.
+    """
+
+    def __init__(self, rate_in: int, rate_out: int = SAMPLE_RATE) -> None:
+        if rate_in <= 0 or rate_out <= 0:
+            raise ValueError(f"bad sample rates {rate_in} -> {rate_out}")
+        self.rate_in = rate_in
+        self.rate_out = rate_out
+        self.step = rate_in / rate_out
+        cutoff = 0.45 * min(rate_in, rate_out) / rate_in  # cycles per input sample
+        n = np.arange(_TAPS) - (_TAPS - 1) / 2
+        kernel = 2 * cutoff * np.sinc(2 * cutoff * n) * np.kaiser(_TAPS, 8.0)
+        self.kernel = kernel / kernel.sum()
+        self._history = np.zeros(_TAPS - 1)
+        # filtered[i] is centred on input sample i - DELAY; start at input sample 0
+        self._pos = float(_DELAY)
+
+    def process(self, samples: np.ndarray) -> np.ndarray:
+        if self.rate_in == self.rate_out:
+            return samples.astype(np.float64)
+        data = np.concatenate([self._history, samples.astype(np.float64)])
+        filtered = np.convolve(data, self.kernel, mode="valid")
+        self._history = data[len(data) - (_TAPS - 1):]
+        positions = np.arange(self._pos, len(filtered) - 1, self.step)
+        out = np.interp(positions, np.arange(len(filtered)), filtered) if len(positions) else np.zeros(0)
+        self._pos = (positions[-1] + self.step if len(positions) else self._pos) - len(filtered)
+        return out
+
+
+def to_pcm16(samples: np.ndarray) -> bytes:
+    """Float samples in int16 units -> clipped little-endian int16 bytes."""
+    return np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
+
+
+def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
+    """Interleaved PCM of any width/channels/rate -> 16 kHz mono int16."""
+    if width == 1:
+        samples = (np.frombuffer(data, dtype=np.uint8).astype(np.float64) - 128) * 256
+    elif width == 2:
+        samples = np.frombuffer(data, dtype="<i2").astype(np.float64)
+    elif width == 3:
+        raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3)
+        ints = (raw[:, 0].astype(np.int32) | (raw[:, 1].astype(np.int32) << 8)
+                | (raw[:, 2].astype(np.int32) << 16))
+        ints = np.where(ints >= 1 << 23, ints - (1 << 24), ints)
+        samples = ints.astype(np.float64) / 256
+    elif width == 4:
+        samples = np.frombuffer(data, dtype="<i4").astype(np.float64) / 65536
+    else:
+        raise ValueError(f"unsupported sample width {width}")
+    if channels > 1:
+        usable = len(samples) // channels * channels
+        samples = samples[:usable].reshape(-1, channels).mean(axis=1)
+    if rate == SAMPLE_RATE:
+        return to_pcm16(samples)
+    expected = int(round(len(samples) * SAMPLE_RATE / rate))
+    # zeros after the end flush the filter so the last samples come out too
+    flush = np.zeros(_DELAY + int(rate / SAMPLE_RATE) + 2)
+    out = Resampler(rate).process(np.concatenate([samples, flush]))
+    return to_pcm16(out[:expected])
+
+
+def read_wav(path: str | Path) -> bytes:
+    """Read any PCM WAV file as 16 kHz mono int16 bytes; SpeechError if it is not one."""
+    try:
+        with wave.open(str(path), "rb") as w:
+            rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
+            data = w.readframes(w.getnframes())
+    except FileNotFoundError:
+        raise SpeechError(f"no such audio file: {str(path)!r}") from None
+    except IsADirectoryError:
+        raise SpeechError(f"{str(path)!r} is a directory, not a WAV file") from None
+    except (wave.Error, EOFError) as exc:
+        raise SpeechError(f"{str(path)!r} is not a PCM WAV file ({exc})") from None
+    if rate <= 0 or channels <= 0:
+        raise SpeechError(f"{str(path)!r} has a broken WAV header")
+    try:
+        return convert(data, rate, channels, width)
+    except ValueError as exc:
+        raise SpeechError(f"{str(path)!r}: {exc}") from None
+
+
+def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
+    """Write mono int16 ``pcm`` as a WAV file."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(SAMPLE_WIDTH)
+        w.setframerate(rate)
+        w.writeframes(pcm)
+
+
+def frames_of(pcm: bytes, start: float = 0.0) -> Iterator[Frame]:
+    """Cut 16 kHz mono int16 ``pcm`` into whole frames (the last one zero-padded)."""
+    for offset in range(0, len(pcm), FRAME_BYTES):
+        chunk = pcm[offset: offset + FRAME_BYTES]
+        yield Frame(chunk.ljust(FRAME_BYTES, b"\0"), start + offset / (SAMPLE_RATE * SAMPLE_WIDTH))
+
+
+class WavSource:
+    """An AudioSource reading a WAV file, then ``trailing_seconds`` of silence.
+
+    The silence lets an endpointer close the last utterance.  ``realtime=True``
+    paces the frames like a microphone would.
+    """
+
+    def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0) -> None:
+        self.path = Path(path)
+        self.realtime = realtime
+        self.pcm = read_wav(path)
+        self.trailing_seconds = trailing_seconds
+        self._closed = False
+
+    def frames(self) -> Iterator[Frame]:
+        silence = bytes(int(self.trailing_seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+        began = time.monotonic()
+        for frame in frames_of(self.pcm + silence):
+            if self._closed:
+                return
+            if self.realtime:
+                delay = began + frame.t - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            yield frame
+
+    def close(self) -> None:
+        self._closed = True
+
+
+# -- devices ---------------------------------------------------------------
+
+def _sounddevice() -> Any:
+    try:
+        import sounddevice
+    except OSError as exc:  # libportaudio2 missing: the import itself fails
+        raise DeviceError(f"no audio system: PortAudio is missing ({exc}); install libportaudio2") from None
+    return sounddevice
+
+
+def list_devices() -> list[dict[str, Any]]:
+    """Every audio device PortAudio sees: index, name, inputs, outputs, default rate."""
+    sd = _sounddevice()
+    try:
+        devices = sd.query_devices()
+    except Exception as exc:  # PortAudioError when the host API is broken
+        raise DeviceError(f"cannot list audio devices: {exc}") from None
+    defaults = list(sd.default.device) if sd.default.device is not None else [-1, -1]
+    out = []
+    for index, dev in enumerate(devices):
+        out.append({
+            "index": index,
+            "name": dev["name"],
+            "inputs": int(dev["max_input_channels"]),
+            "outputs": int(dev["max_output_channels"]),
+            "default_rate": int(dev["default_samplerate"]),
+            "default_input": index == defaults[0],
+            "default_output": index == defaults[1],
+        })
+    return out
+
+
+def find_device(name_or_index: str | int | None, kind: str) -> int:
+    """The index of an ``input`` or ``output`` device, by index, by name part, or the default.
+
+    DeviceError with what exists when there is no such device.
+    """
+    if kind not in ("input", "output"):
+        raise ValueError(f"kind must be input or output, not {kind!r}")
+    channels = "inputs" if kind == "input" else "outputs"
+    devices = [d for d in list_devices() if d[channels] > 0]
+    if not devices:
+        raise DeviceError(f"no audio {kind} device found (is a {_thing(kind)} connected?)")
+    if name_or_index is None or name_or_index == "":
+        for d in devices:
+            if d[f"default_{kind}"]:
+                return int(d["index"])
+        return int(devices[0]["index"])
+    known = ", ".join(f"{d['index']}: {d['name']}" for d in devices)
+    text = str(name_or_index).strip()
+    if text.isdigit():
+        for d in devices:
+            if d["index"] == int(text):
+                return int(d["index"])
+        raise DeviceError(f"no audio {kind} device {text}; {kind} devices: {known}")
+    matches = [d for d in devices if text.lower() in d["name"].lower()]
+    if len(matches) == 1:
+        return int(matches[0]["index"])
+    if not matches:
+        raise DeviceError(f"no audio {kind} device named {text!r}; {kind} devices: {known}")
+    names = ", ".join(repr(d["name"]) for d in matches)
+    raise DeviceError(f"{text!r} names several {kind} devices: {names}; give an index")
+
+
+def _thing(kind: str) -> str:
+    return "microphone" if kind == "input" else "speaker"
+
+
+class MicSource:
+    """An AudioSource on a microphone, at its own rate, resampled to 16 kHz mono.
+
+    Raises DeviceError when there is no input device or PortAudio is missing.
+    """
+
+    def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000) -> None:
+        import queue
+
+        sd = _sounddevice()
+        index = find_device(device, "input")
+        info = sd.query_devices(index)
+        self.rate = int(info["default_samplerate"]) or SAMPLE_RATE
+        self.name = str(info["name"])
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
+        self._resampler = Resampler(self.rate)
+        self._t = 0.0
+        self._closed = False
+
+        def callback(indata: Any, frames: int, when: Any, status: Any) -> None:
+            self._queue.put(bytes(indata))
+
+        try:
+            self._stream = sd.RawInputStream(
+                device=index, samplerate=self.rate, channels=1, dtype="int16",
+                blocksize=int(self.rate * block_seconds), callback=callback,
+            )
+            self._stream.start()
+        except Exception as exc:  # PortAudioError: busy, unplugged, bad rate
+            raise DeviceError(f"cannot open microphone {self.name!r}: {exc}") from None
+
+    def frames(self) -> Iterator[Frame]:
+        pending = b""
+        while not self._closed:
+            try:
+                chunk = self._queue.get(timeout=0.5)
+            except Exception:
+                continue
+            if chunk is None:
+                return
+            samples = np.frombuffer(chunk, dtype="<i2")
+            pending += to_pcm16(self._resampler.process(samples))
+            while len(pending) >= FRAME_BYTES:
+                yield Frame(pending[:FRAME_BYTES], self._t)
+                pending = pending[FRAME_BYTES:]
+                self._t += FRAME_MS / 1000
+
+    def drain(self) -> None:
+        """Drop audio captured so far (what was heard while the assistant spoke)."""
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(None)
+        try:
+            self._stream.stop()
+            self._stream.close()
+        except Exception:  # closing a stream whose device vanished
+            pass
+
+
+def play_pcm(pcm: bytes, rate: int, device: str | int | None = None) -> float:
+    """Play mono int16 ``pcm`` at ``rate`` and wait until it has played; return seconds.
+
+    DeviceError when there is no output device.
+    """
+    sd = _sounddevice()
+    index = find_device(device, "output")
+    samples = np.frombuffer(pcm, dtype="<i2")
+    try:
+        sd.play(samples, samplerate=rate, device=index, blocking=True)
+    except Exception as exc:  # PortAudioError
+        raise DeviceError(f"cannot play audio on device {index}: {exc}") from None
+    return len(samples) / rate

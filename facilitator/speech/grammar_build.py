@@ -1,0 +1,51 @@
+"""Decoding grammars for the recognizers, built from ``grammars/`` (the one phrase source).
+
+``recognition_grammar(grammar, intents, lists)`` turns the spoken forms legal now
+into a ``RecognitionGrammar``: JSGF for pocketsphinx, the full phrase list for
+Vosk, the vocabulary (checked against the pronunciation dictionaries), and a key
+that names the grammar so recognizers can cache what they build from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from ..grammar import Grammar, RuntimeLists
+from .base import RecognitionGrammar
+
+_cache: dict[tuple[int, object, object], RecognitionGrammar] = {}
+_CACHE_SIZE = 64
+
+
+def _freeze_lists(lists: RuntimeLists | None) -> object:
+    if not lists:
+        return None
+    return tuple(sorted(
+        (name, tuple(sorted((value, tuple(phrases)) for value, phrases in values.items())))
+        for name, values in lists.items()
+    ))
+
+
+def recognition_grammar(grammar: Grammar, intents: Iterable[str] | None = None,
+                        lists: RuntimeLists | None = None) -> RecognitionGrammar:
+    """The decoding grammar of ``grammar``'s spoken forms, narrowed to ``intents``.
+
+    ``intents=None`` means every command (what ``recognize`` uses); ``lists``
+    supplies runtime slot values (player names, tiles in hand).  Results are
+    cached, so calling this for every listen is cheap.
+    """
+    wanted = tuple(sorted(set(intents))) if intents is not None else None
+    cache_key = (id(grammar), wanted, _freeze_lists(lists))
+    found = _cache.get(cache_key)
+    if found is not None:
+        return found
+    jsgf = grammar.jsgf(intents=wanted, lists=lists)
+    phrases = tuple(grammar.spoken_phrases(intents=wanted, lists=lists))
+    words = frozenset(w for phrase in phrases for w in phrase.split())
+    key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
+    built = RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key)
+    if len(_cache) >= _CACHE_SIZE:
+        _cache.clear()
+    _cache[cache_key] = built
+    return built
