@@ -86,8 +86,22 @@ class Session:
     def resume(cls, log_path: Path, private_path: Path | None = None, game: str | None = None,
                table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
         log, contents = EventLog.resume(log_path)
-        started = contents.events[0]
-        name = started.get("game")
+        try:
+            referee, state = cls._replay(log_path, contents.events, game)
+        except BaseException:
+            log.close()
+            raise
+        session = cls(referee, load_grammar(referee.name), log, state, int(contents.events[0]["seed"]),
+                      private_path, table)
+        session._update_table(contents.events)
+        status = referee.query(state, Command("status", "status"), session.phrases)
+        reply = Reply(public=[session.phrases.say("game-resumed"), *status], accepted=True)
+        session.last_public = reply.public
+        return session, reply, contents.notes
+
+    @staticmethod
+    def _replay(log_path: Path, events: list[Event], game: str | None) -> tuple[Referee[Any], Any]:
+        name = events[0].get("game")
         try:
             referee = find_game(str(name))
         except ValueError:
@@ -95,18 +109,12 @@ class Session:
         if game is not None and find_game(game).name != referee.name:
             raise LogError(f"log {str(log_path)!r} is a {referee.name} game, not {game}")
         try:
-            state = referee.replay(contents.events)
-        except (KeyError, TypeError, ValueError) as exc:
+            state = referee.replay(events)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
         if referee.is_over(state):
             raise LogError(f"the game in {str(log_path)!r} is over; nothing to resume")
-        session = cls(referee, load_grammar(referee.name), log, state, int(started["seed"]),
-                      private_path, table)
-        session._update_table(contents.events)
-        status = referee.query(state, Command("status", "status"), session.phrases)
-        reply = Reply(public=[session.phrases.say("game-resumed"), *status], accepted=True)
-        session.last_public = reply.public
-        return session, reply, contents.notes
+        return referee, state
 
     # -- one line ------------------------------------------------------------------
     @property
