@@ -1,0 +1,245 @@
+"""The embedded default recognizer: pocketsphinx with its wheel's English model.
+
+Each utterance is decoded under a JSGF grammar of the commands legal now.  One
+decoder holds a search per grammar (keyed by ``RecognitionGrammar.key``), so
+switching grammars between listens costs a dictionary lookup, not a rebuild.
+
+Out-of-grammar rejection, in order:
+
+1. the decoder must reach the end of a whole phrase (a partial path through the
+   grammar is what chatter often produces);
+2. the phrase's words must explain the speech: chatter forced into a short
+   command leaves most of its voiced frames (webrtcvad) under silence or filler
+   segments.  More than ``max_unexplained`` of them there means out of grammar;
+3. the phrase's lattice posterior must reach ``min_posterior``.
+
+Pauses of exact digital silence (synthetic speech, padded files) are filled
+with a faint fixed hiss first, see ``with_noise_floor``.
+
+Words the dictionary lacks come from ``grammars/pronunciations.toml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import GrammarError, SpeechError
+from ..paths import grammars_dir
+from .base import Hypothesis, RecognitionGrammar
+
+PRONUNCIATIONS_FILE = "pronunciations.toml"
+_MAX_SEARCHES = 24
+NOISE_FLOOR = 20.0  # standard deviation in int16 units, about -64 dBFS
+
+
+def load_pronunciations(path: Path | None = None) -> dict[str, list[str]]:
+    """``grammars/pronunciations.toml`` as word -> list of ARPABET phone strings."""
+    path = path or grammars_dir() / PRONUNCIATIONS_FILE
+    name = f"grammars/{path.name}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise GrammarError(name, None, f"not valid TOML: {exc}") from None
+    extra = set(data) - {"words"}
+    if extra:
+        raise GrammarError(name, sorted(extra)[0], "unknown table (only [words])")
+    words = data.get("words", {})
+    if not isinstance(words, dict):
+        raise GrammarError(name, "words", "must be a table of word = [phones, ...]")
+    out: dict[str, list[str]] = {}
+    for word, phones in words.items():
+        if isinstance(phones, str):
+            phones = [phones]
+        if not isinstance(phones, list) or not phones or not all(
+            isinstance(p, str) and p.split() and all(x.isalpha() and x.isupper() for x in p.split())
+            for p in phones
+        ):
+            raise GrammarError(name, f"words.{word}", "needs a list of upper-case ARPABET phone strings")
+        out[word.lower()] = [" ".join(p.split()) for p in phones]
+    return out
+
+
+def _pocketsphinx() -> Any:
+    try:
+        import pocketsphinx
+    except ImportError as exc:
+        raise SpeechError(f"pocketsphinx is not installed ({exc}); pip install pocketsphinx") from None
+    return pocketsphinx
+
+
+def dictionary_words() -> set[str]:
+    """Every word in the wheel's pronunciation dictionary (variants folded)."""
+    ps = _pocketsphinx()
+    path = Path(ps.get_model_path()) / "en-us" / "cmudict-en-us.dict"
+    words = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                words.add(line.split()[0].split("(")[0].lower())
+    return words
+
+
+def unpronounceable(words: set[str] | frozenset[str], pronunciations: dict[str, list[str]] | None = None,
+                    dictionary: set[str] | None = None) -> list[str]:
+    """The ``words`` that neither the dictionary nor ``pronunciations.toml`` can say."""
+    known = dictionary if dictionary is not None else dictionary_words()
+    extra = pronunciations if pronunciations is not None else load_pronunciations()
+    return sorted(w for w in words if w.lower() not in known and w.lower() not in extra)
+
+
+def with_noise_floor(pcm: bytes, level: float = NOISE_FLOOR) -> bytes:
+    """``pcm`` with a faint, fixed (seeded) hiss added.
+
+    The acoustic model was trained on recordings, which never fall to digital
+    zero; synthetic speech and padded files do, and exact zeros in the pauses
+    make whole words vanish from the decode.  A real microphone's own noise
+    floor is far above this level, so live audio is unaffected.
+    """
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    noise = np.random.default_rng(0).normal(0.0, level, len(samples))
+    return np.clip(np.round(samples + noise), -32768, 32767).astype("<i2").tobytes()
+
+
+class PocketsphinxRecognizer:
+    """Recognizer on pocketsphinx 5 (English acoustic model and dictionary from the wheel).
+
+    ``max_unexplained``: the largest share of voiced frames the decoded words may
+    leave to silence and fillers (``None``: no check), counted only when they
+    add up to ``min_unexplained_seconds`` (a VAD's release after the last word
+    is not chatter); ``min_posterior``: the
+    lowest lattice posterior of the phrase accepted (0: no check).
+    """
+
+    name = "pocketsphinx"
+
+    def __init__(self, *, max_unexplained: float | None = 0.1, min_unexplained_seconds: float = 0.15,
+                 min_posterior: float = 0.0,
+                 options: dict[str, Any] | None = None,
+                 pronunciations: dict[str, list[str]] | None = None) -> None:
+        self.max_unexplained = max_unexplained
+        self.min_unexplained_seconds = min_unexplained_seconds
+        self.min_posterior = min_posterior
+        self._pronunciations = pronunciations if pronunciations is not None else load_pronunciations()
+        self._options = dict(options or {})
+        self._decoder: Any = None
+        self._searches: OrderedDict[str, str] = OrderedDict()
+        self._phrases: dict[str, frozenset[str]] = {}
+        self.last: dict[str, Any] = {}  # what the last decode saw, for benchmarks and tests
+
+    # -- setup -----------------------------------------------------------
+    def _ensure(self) -> Any:
+        if self._decoder is None:
+            ps = _pocketsphinx()
+            options: dict[str, Any] = {"lm": None, "loglevel": "FATAL", "dither": True}
+            options.update(self._options)
+            try:
+                decoder = ps.Decoder(**options)
+            except (RuntimeError, ValueError, KeyError) as exc:
+                raise SpeechError(f"cannot start pocketsphinx: {exc}") from None
+            for word, variants in self._pronunciations.items():
+                self._add_word(decoder, word, variants)
+            self._decoder = decoder
+        return self._decoder
+
+    @staticmethod
+    def _add_word(decoder: Any, word: str, variants: list[str]) -> None:
+        """Add ``word``'s pronunciations: the word itself if new, else as ``word(N)`` variants."""
+        taken = 1 if decoder.lookup_word(word) is not None else 0
+        for phones in variants:
+            spelled = word if taken == 0 else f"{word}({taken + 1})"
+            while taken and decoder.lookup_word(spelled) is not None:
+                taken += 1
+                spelled = f"{word}({taken + 1})"
+            try:
+                decoder.add_word(spelled, phones, update=True)
+            except (RuntimeError, ValueError) as exc:
+                raise GrammarError(f"grammars/{PRONUNCIATIONS_FILE}", f"words.{word}",
+                                   f"pocketsphinx refused {phones!r}: {exc}") from None
+            taken += 1
+
+    def _search(self, grammar: RecognitionGrammar) -> str:
+        decoder = self._ensure()
+        key = grammar.key or hashlib.sha1(grammar.jsgf.encode("utf-8")).hexdigest()[:16]
+        name = self._searches.get(key)
+        if name is not None:
+            self._searches.move_to_end(key)
+            return name
+        missing = sorted(w for w in grammar.words if decoder.lookup_word(w) is None)
+        if missing:
+            raise GrammarError(f"grammars/{PRONUNCIATIONS_FILE}", None,
+                               f"no pronunciation for {', '.join(map(repr, missing))}")
+        name = f"g_{key}"
+        try:
+            decoder.add_jsgf_string(name, grammar.jsgf)
+        except (RuntimeError, ValueError) as exc:
+            raise GrammarError("grammars", None, f"pocketsphinx cannot use the grammar: {exc}") from None
+        self._searches[key] = name
+        self._phrases[name] = frozenset(grammar.phrases)
+        if len(self._searches) > _MAX_SEARCHES:
+            _, old = self._searches.popitem(last=False)
+            self._phrases.pop(old, None)
+            decoder.remove_search(old)
+        return name
+
+    # -- decoding --------------------------------------------------------
+    def _run(self, search: str, pcm: bytes) -> tuple[str, float]:
+        """Decode under ``search``: the words and their lattice posterior."""
+        decoder = self._decoder
+        decoder.activate_search(search)
+        decoder.start_utt()
+        decoder.process_raw(pcm, full_utt=True)
+        decoder.end_utt()
+        hyp = decoder.hyp()
+        if hyp is None:
+            return "", 0.0
+        return " ".join(hyp.hypstr.split()), float(hyp.prob)
+
+    def _unexplained(self, voiced: list[bool]) -> tuple[float, float]:
+        """The share and seconds of voiced frames the last decode put under silence or fillers."""
+        total = sum(voiced)
+        if not total:
+            return 0.0, 0.0
+        outside = 0
+        for seg in self._decoder.seg():
+            if seg.word.startswith(("<", "[", "+")) or seg.word == "(NULL)":
+                outside += sum(voiced[seg.start_frame: seg.end_frame + 1])
+        return outside / total, outside / 100
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        """The grammar phrase heard in ``pcm``, or None for silence and out-of-grammar speech."""
+        search = self._search(grammar)
+        text, posterior = self._run(search, with_noise_floor(pcm))
+        self.last = {"text": text, "posterior": posterior}
+        if not text or text not in self._phrases[search]:
+            return None
+        if self.max_unexplained is not None:
+            share, seconds = self._unexplained(voiced_frames(pcm))
+            self.last["unexplained"] = share
+            if share > self.max_unexplained and seconds >= self.min_unexplained_seconds:
+                return None
+        if posterior < self.min_posterior:
+            return None
+        return Hypothesis(text, posterior)
+
+    def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
+        """Whether ``pcm`` so far already holds a whole phrase (for early endpointing)."""
+        search = self._search(grammar)
+        text, _ = self._run(search, with_noise_floor(pcm))
+        return bool(text) and text in self._phrases[search]
+
+
+def voiced_frames(pcm: bytes, aggressiveness: int = 2) -> list[bool]:
+    """webrtcvad's verdict for each 10 ms frame of 16 kHz mono int16 ``pcm``."""
+    import webrtcvad
+
+    vad = webrtcvad.Vad(aggressiveness)
+    step = 160 * 2
+    return [vad.is_speech(pcm[i: i + step], 16_000) for i in range(0, len(pcm) - step + 1, step)]
