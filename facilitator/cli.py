@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--speech-out", type=Path, metavar="DIR",
                       help="keep the assistant's speech as WAV files in DIR")
     demo.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
+    from .speech.commands import add_commands as add_speech_commands
+
+    add_speech_commands(sub)
     return p
 
 
@@ -128,6 +131,12 @@ def main(argv: list[str] | None = None) -> int:
             from .demo import run_demo
 
             return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log)
+        from .speech.commands import COMMANDS as SPEECH_COMMANDS
+
+        if args.command in SPEECH_COMMANDS:
+            from .speech.commands import run_command as run_speech_command
+
+            return run_speech_command(args)
         parser.print_help()
         return EXIT_BAD
     except FacilitatorError as exc:

@@ -1,0 +1,63 @@
+"""Choosing a recognizer, and ``facilitator recognize`` over WAV files.
+
+The default is pocketsphinx (its wheel carries the English model, so nothing is
+downloaded).  Vosk is used when a model directory is given (``--vosk-model`` or
+``$VOSK_MODEL_PATH``); a missing or broken one gives one warning and falls back.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from ..grammar import Command, load_grammar
+from .audio import read_wav
+from .base import Recognizer
+from .grammar_build import recognition_grammar
+from .pocketsphinx_engine import PocketsphinxRecognizer
+
+VOSK_ENV = "VOSK_MODEL_PATH"
+
+
+def _ignore(message: str) -> None:
+    pass
+
+
+def make_recognizer(vosk_model: str | Path | None = None,
+                    warn: Callable[[str], None] = _ignore) -> Recognizer:
+    """Vosk on ``vosk_model`` (else ``$VOSK_MODEL_PATH``) when given, else pocketsphinx.
+
+    A Vosk model that cannot be used is reported once through ``warn`` and the
+    pocketsphinx recognizer is returned instead.
+    """
+    path = vosk_model or os.environ.get(VOSK_ENV) or None
+    if path:
+        from .vosk_engine import VoskRecognizer
+
+        try:
+            return VoskRecognizer(path)
+        except ModelError as exc:
+            warn(f"{exc}; using pocketsphinx instead")
+    return PocketsphinxRecognizer()
+
+
+def recognize_files(game: str, paths: Iterable[str | Path], recognizer: Recognizer) -> list[dict[str, Any]]:
+    """One ``{"file", "text", "command"}`` per WAV file, under the whole game's grammar.
+
+    Every file is read first, so a file that is not a WAV stops the run with a
+    SpeechError naming it before anything is decoded.
+    """
+    grammar = load_grammar(game)
+    decoding = recognition_grammar(grammar)
+    clips = [(str(path), read_wav(path)) for path in paths]
+    out = []
+    for name, pcm in clips:
+        hyp = recognizer.decode(pcm, decoding)
+        text = hyp.text if hyp is not None else ""
+        parsed = grammar.parse(text, typed=False) if text else None
+        command = parsed.canonical if isinstance(parsed, Command) else None
+        out.append({"file": name, "text": text, "command": command})
+    return out
