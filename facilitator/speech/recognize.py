@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from ..games import find_game
 from ..grammar import Command, load_grammar
 from .audio import read_wav
 from .base import Recognizer
@@ -51,13 +52,14 @@ def recognize_files(game: str, paths: Iterable[str | Path], recognizer: Recogniz
     SpeechError naming it before anything is decoded.
     """
     grammar = load_grammar(game)
-    decoding = recognition_grammar(grammar)
+    lists = find_game(game).recognition_lists() or None   # runtime values, e.g. catalogue names
+    decoding = recognition_grammar(grammar, lists=lists)
     clips = [(str(path), read_wav(path)) for path in paths]
     out = []
     for name, pcm in clips:
         hyp = recognizer.decode(pcm, decoding)
         text = hyp.text if hyp is not None else ""
-        parsed = grammar.parse(text, typed=False) if text else None
+        parsed = grammar.parse(text, typed=False, lists=lists) if text else None
         command = parsed.canonical if isinstance(parsed, Command) else None
         out.append({"file": name, "text": text, "command": command})
     return out

@@ -1,0 +1,45 @@
+"""``facilitator recognize --game two-windows``: espeak-ng says the table's phrases and
+the whole game's grammar (catalogue names included, from content) turns them into
+canonical commands; table chatter gives nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import run_cli
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"),
+]
+
+CLIPS = {
+    ("report a form round", "en-us"): "a sends FORM ROUND",
+    ("report b edge notched", "en-gb"): "b sends EDGE NOTCHED",
+    ("a sends size small", "en-us+f3"): "a sends SIZE SMALL",
+    ("b sends surface plain", "en-us"): "b sends SURFACE PLAIN",
+    ("final hazel", "en-gb"): "final Hazel",
+    ("final dahlia", "en-us"): "final Dahlia",
+    ("final birch", "en-gb"): "final Birch",
+    ("our final answer is gorse", "en-us"): "final Gorse",
+    ("final brook", "en-us+f3"): "final Brook",
+    ("more", "en-us"): "more",
+    ("replace the packet", "en-gb"): "replace packet",
+    ("shall we order pizza", "en-us"): None,
+}
+
+
+def test_recognize_two_windows_phrases(tmp_path: Path) -> None:
+    files = []
+    for (text, voice), _ in CLIPS.items():
+        path = tmp_path / f"{text.replace(' ', '_')}.wav"
+        subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
+        files.append(str(path))
+    done = run_cli(["recognize", "--game", "two-windows", *files], timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [row["command"] for row in rows] == list(CLIPS.values())
