@@ -1,0 +1,256 @@
+"""Speech out: text -> audio with pyttsx3 over espeak-ng, then played or written to files.
+
+pyttsx3's ``runAndWait`` is known to hang, and its ``say`` needs ``aplay``; so it
+never runs in this process.  A worker process (``tts_worker``) renders each
+sentence to a WAV file with ``save_to_file``; the parent waits with a timeout,
+and on a timeout or a dead worker kills it and renders that sentence with the
+``espeak-ng`` program instead.  The audio is then played through sounddevice
+(``SoundSpeaker``) or kept as numbered WAV files (``FileSpeaker``).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpeechError
+from ..paths import audio_dir
+from .audio import play_pcm, write_wav
+from .base import VoiceSettings
+
+EARCONS = ("listening", "understood", "not-understood")
+INSTALL_HINT = "install espeak-ng (Debian/Raspberry Pi OS: sudo apt install espeak-ng; macOS: brew install espeak-ng)"
+START_SECONDS = 10.0
+
+
+def _timeout(text: str) -> float:
+    return 5.0 + len(text) / 40
+
+
+class Synthesizer:
+    """Renders sentences to 16-bit mono PCM with the voice, rate and volume of ``settings``.
+
+    ``settings`` is read at every call, so "louder" or "slower" take effect on the
+    next sentence.  ``engine="pyttsx3"`` (default) uses the worker and falls back
+    to the program; ``engine="espeak-ng"`` calls the program only.  SpeechError
+    when espeak-ng is not installed.
+    """
+
+    def __init__(self, settings: VoiceSettings, engine: str = "pyttsx3") -> None:
+        if engine not in ("pyttsx3", "espeak-ng"):
+            raise SpeechError(f"unknown speech engine {engine!r} (pyttsx3 or espeak-ng)")
+        program = shutil.which("espeak-ng")
+        if program is None:
+            raise SpeechError(f"espeak-ng is not installed, so nothing can be spoken; {INSTALL_HINT}")
+        self.settings = settings
+        self.engine = engine
+        self._program = program
+        self._worker: subprocess.Popen[str] | None = None
+        self._answers: queue.Queue[str | None] = queue.Queue()
+        self._worker_failures = 0
+        self._tmp = tempfile.TemporaryDirectory(prefix="facilitator-tts-")
+        self._count = 0
+        self.fallbacks = 0  # sentences the worker could not render
+
+    def synthesize(self, text: str) -> tuple[bytes, int]:
+        """``text`` as (mono int16 PCM, sample rate); SpeechError if nothing can render it."""
+        self._count += 1
+        path = Path(self._tmp.name) / f"s{self._count}.wav"
+        if self.engine == "pyttsx3" and self._worker_failures < 2 and self._with_worker(text, path):
+            audio = _read_pcm(path)
+            if audio is not None:
+                return audio
+        self.fallbacks += self.engine == "pyttsx3"
+        self._with_program(text, path)
+        audio = _read_pcm(path)
+        if audio is None:
+            raise SpeechError(f"espeak-ng wrote no audio for {text[:40]!r}")
+        return audio
+
+    # -- the pyttsx3 worker ----------------------------------------------------
+    def _start_worker(self) -> bool:
+        try:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "facilitator.speech.tts_worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+            )
+        except OSError:
+            return False
+        answers: queue.Queue[str | None] = queue.Queue()
+        stdout = worker.stdout
+        assert stdout is not None
+
+        def pump() -> None:
+            for line in stdout:
+                answers.put(line)
+            answers.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        self._worker, self._answers = worker, answers
+        hello = self._answer(START_SECONDS)
+        if not hello or not hello.get("ready"):
+            self._stop_worker()
+            return False
+        return True
+
+    def _answer(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            line = self._answers.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if line is None:
+            return None
+        try:
+            answer: dict[str, Any] = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        return answer
+
+    def _with_worker(self, text: str, path: Path) -> bool:
+        if self._worker is None and not self._start_worker():
+            self._worker_failures += 1
+            return False
+        worker = self._worker
+        assert worker is not None and worker.stdin is not None
+        request = {"text": text, "path": str(path), "voice": self.settings.voice,
+                   "rate_wpm": self.settings.rate_wpm, "volume": self.settings.volume}
+        try:
+            worker.stdin.write(json.dumps(request) + "\n")
+            worker.stdin.flush()
+        except OSError:
+            self._stop_worker()
+            self._worker_failures += 1
+            return False
+        answer = self._answer(_timeout(text))
+        if answer is None:  # hung or died: never wait on it again for this sentence
+            self._stop_worker()
+            self._worker_failures += 1
+            return False
+        return bool(answer.get("ok"))
+
+    def _stop_worker(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        worker.kill()
+        try:
+            worker.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        try:  # stdout is left to the pump thread, which ends on the dead worker's EOF
+            if worker.stdin is not None:
+                worker.stdin.close()
+        except OSError:
+            pass
+
+    # -- the espeak-ng program ---------------------------------------------------
+    def _with_program(self, text: str, path: Path) -> None:
+        command = [self._program, "-s", str(int(self.settings.rate_wpm)),
+                   "-a", str(max(0, min(200, round(self.settings.volume * 100)))), "-w", str(path)]
+        if self.settings.voice:
+            command += ["-v", self.settings.voice]
+        try:
+            done = subprocess.run(command + ["--", text], capture_output=True, text=True,
+                                  timeout=_timeout(text))
+        except FileNotFoundError:
+            raise SpeechError(f"espeak-ng is not installed, so nothing can be spoken; {INSTALL_HINT}") from None
+        except subprocess.TimeoutExpired:
+            raise SpeechError(f"espeak-ng took too long to say {text[:40]!r}") from None
+        if done.returncode != 0:
+            detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SpeechError(f"espeak-ng failed ({detail})")
+
+    def close(self) -> None:
+        """Stop the worker (it also stops by itself when this process ends: its stdin closes)."""
+        self._stop_worker()
+        self._tmp.cleanup()
+
+
+def _read_pcm(path: Path) -> tuple[bytes, int] | None:
+    """A mono 16-bit WAV's samples and rate (espeak-ng and pyttsx3 write 22050 Hz)."""
+    import wave
+
+    try:
+        with wave.open(str(path), "rb") as w:
+            if w.getsampwidth() != 2 or w.getnchannels() != 1 or w.getnframes() == 0:
+                return None
+            return w.readframes(w.getnframes()), w.getframerate()
+    except (OSError, EOFError, wave.Error):
+        return None
+
+
+def load_earcon(name: str) -> tuple[bytes, int]:
+    """The earcon ``name`` from ``audio/`` as (PCM, rate); SpeechError if it is missing."""
+    if name not in EARCONS:
+        raise SpeechError(f"unknown earcon {name!r} (one of {', '.join(EARCONS)})")
+    found = _read_pcm(audio_dir() / f"{name}.wav")
+    if found is None:
+        raise SpeechError(f"earcon audio/{name}.wav is missing or not mono 16-bit")
+    return found
+
+
+class SoundSpeaker:
+    """Speaker on a sound card: synthesize, then play through sounddevice.
+
+    DeviceError at once when there is no output device; SpeechError when
+    espeak-ng is missing.
+    """
+
+    def __init__(self, settings: VoiceSettings, device: str | int | None = None) -> None:
+        from .audio import find_device
+
+        self.device = find_device(device, "output")
+        self.settings = settings
+        self.synthesizer = Synthesizer(settings)
+        self._earcons: dict[str, tuple[bytes, int]] = {}
+
+    def speak(self, text: str) -> float:
+        pcm, rate = self.synthesizer.synthesize(text)
+        return play_pcm(pcm, rate, self.device)
+
+    def earcon(self, name: str) -> None:
+        if name not in self._earcons:
+            self._earcons[name] = load_earcon(name)
+        pcm, rate = self._earcons[name]
+        play_pcm(pcm, rate, self.device)
+
+
+class FileSpeaker:
+    """Speaker without a sound card: each sentence and earcon becomes a numbered WAV.
+
+    ``0001-speech.wav`` (with ``0001-speech.txt`` holding the sentence),
+    ``0002-earcon-listening.wav``...; ``spoken`` lists the sentences in order.
+    """
+
+    def __init__(self, directory: str | Path, settings: VoiceSettings) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.settings = settings
+        self.synthesizer = Synthesizer(settings)
+        self.spoken: list[str] = []
+        self.earcons: list[str] = []
+        self._count = 0
+
+    def _next(self, label: str) -> Path:
+        self._count += 1
+        return self.directory / f"{self._count:04d}-{label}.wav"
+
+    def speak(self, text: str) -> float:
+        pcm, rate = self.synthesizer.synthesize(text)
+        path = self._next("speech")
+        write_wav(path, pcm, rate)
+        path.with_suffix(".txt").write_text(text + "\n", encoding="utf-8")
+        self.spoken.append(text)
+        return len(pcm) / 2 / rate
+
+    def earcon(self, name: str) -> None:
+        pcm, rate = load_earcon(name)
+        write_wav(self._next(f"earcon-{name}"), pcm, rate)
+        self.earcons.append(name)
