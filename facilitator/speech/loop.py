@@ -448,9 +448,10 @@ class ListenLoop:
             hyp = self.recognizer.decode(segment.pcm, self.wake_grammar())
         except FacilitatorError:
             return False
-        if hyp is None:
+        if hyp is None or " ".join(hyp.text.lower().split()) not in self.wake_grammar().phrases:
             return False
-        return " ".join(hyp.text.lower().split()) in self.wake_grammar().phrases
+        self.captions.heard(hyp.text)
+        return True
 
     def _parse(self, hyp: Hypothesis | None, intents: frozenset[str]) -> Command | None:
         if hyp is None or not hyp.text.strip():

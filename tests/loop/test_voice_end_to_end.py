@@ -102,3 +102,23 @@ def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
     spoken = sorted(said.glob("*.wav"))
     assert len(spoken) == len(captions)          # every caption was also spoken
     assert all(path.stat().st_size > 1000 for path in spoken)
+
+
+def test_with_the_wake_phrase_only_the_called_command_is_heard(tmp_path: Path) -> None:
+    table = [
+        ("how many candidates", "en-us", 5.0),       # chatter: no wake phrase, ignored
+        ("hey referee", "en-gb", 2.5),
+        ("how many candidates", "en-us", 5.0),       # called: answered
+        ("status", "en-us", 8.0),                    # not called again: ignored
+    ]
+    audio = silence(8.0)
+    for text, voice, after in table:
+        audio += speak(text, voice, tmp_path) + silence(after)
+    recording = tmp_path / "table.wav"
+    write_wav(recording, audio)
+    log = tmp_path / "log.jsonl"
+    done = run_cli(["play", "compass-code", "--wake-phrase", "--audio-in", str(recording),
+                    "--speech-out", str(tmp_path / "said"), "--seed", "1", "--log", str(log)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["> hey referee", "> how many candidates", "24 candidates remain."]
+    assert [e["type"] for e in read_jsonl(log)] == ["game-started", "leg-started", "captain-named"]
