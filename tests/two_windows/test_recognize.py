@@ -35,7 +35,7 @@ CLIPS = {
 
 def test_recognize_two_windows_phrases(tmp_path: Path) -> None:
     files = []
-    for (text, voice), _ in CLIPS.items():
+    for (text, voice) in CLIPS:
         path = tmp_path / f"{text.replace(' ', '_')}.wav"
         subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
         files.append(str(path))
