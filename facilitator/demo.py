@@ -158,8 +158,9 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
     try:
         voice = VoiceSettings()
         session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
+        speaker = FileSpeaker(speech_dir, voice)
         recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
-        loop = ListenLoop(session, recognizer, FileSpeaker(speech_dir, voice), voice,
+        loop = ListenLoop(session, recognizer, speaker, voice,
                           StreamCaptions(out), LoopSettings())
         crew = _Crew(session, loop, out)
         voices: dict[tuple[str, int], Synthesizer] = {}
@@ -167,14 +168,20 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
         def synthesize(line: Line) -> tuple[bytes, int]:
             key = (line.voice, line.rate_wpm)
             if key not in voices:
-                voices[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm))
+                voices[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm),
+                                          engine="espeak-ng")
             return voices[key].synthesize(line.text)
 
         source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from,
                             synthesize)
-        loop.announce(reply.public)
-        loop.run_audio(source, Endpointer())
-        session.log.close()
+        try:
+            loop.announce(reply.public)
+            loop.run_audio(source, Endpointer())
+        finally:
+            session.log.close()
+            speaker.synthesizer.close()
+            for synthesizer in voices.values():
+                synthesizer.close()
         if not session.over:
             print("facilitator: the demo crew gave up before the voyage ended", file=sys.stderr)
             return 1

@@ -133,7 +133,8 @@ class ListenLoop:
                  voice: VoiceSettings | None = None, captions: Captions | None = None,
                  settings: LoopSettings | None = None, *,
                  wall_clock: Callable[[], float] | None = None,
-                 grammar_builder: GrammarBuilder | None = None) -> None:
+                 grammar_builder: GrammarBuilder | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.session = session
         self.recognizer = recognizer
         self.speaker = speaker
@@ -157,6 +158,8 @@ class ListenLoop:
         self._armed: tuple[float, float] | None = None  # (from, until)
         self._held = False
         self._typed: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._warn = warn or (lambda message: None)
+        self.speaker_failed = False
 
     # -- time --------------------------------------------------------------------
     @property
@@ -496,7 +499,7 @@ class ListenLoop:
         try:
             for sentence in sentences:
                 self.captions.said(sentence)
-                total += self.speaker.speak(sentence)
+                total += self._say_one(sentence)
         finally:
             self.state = before
         end = self.now() if self._wall else start + total
@@ -504,9 +507,24 @@ class ListenLoop:
             self.last_said = list(sentences)
         return self._deaf(start, end)
 
+    def _say_one(self, sentence: str) -> float:
+        """Speak one sentence; a speaker that fails leaves the caption as the announcement."""
+        if not self.speaker_failed:
+            try:
+                return self.speaker.speak(sentence)
+            except FacilitatorError as exc:
+                self.speaker_failed = True
+                self._warn(f"{exc}; announcements are printed only from now on")
+        return len(sentence.split()) * 60.0 / max(self.voice.rate_wpm, 1)
+
     def _earcon(self, name: str) -> None:
         start = self.now()
-        self.speaker.earcon(name)
+        if not self.speaker_failed:
+            try:
+                self.speaker.earcon(name)
+            except FacilitatorError as exc:
+                self.speaker_failed = True
+                self._warn(f"{exc}; announcements are printed only from now on")
         end = self.now() if self._wall else start + self.settings.earcon_seconds
         self._deaf(start, end)
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import DeviceError, OptionsError
+from ..errors import DeviceError, OptionsError, SpeechError
 from ..session import Reply, Session
 from .base import VoiceSettings
 from .loop import ListenLoop, LoopSettings, StreamCaptions
@@ -90,7 +91,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         return _text_fallback(session, opening, str(exc), out, err)
     try:
         speaker = _speaker(args, voice, err)
-    except DeviceError as exc:
+    except (DeviceError, SpeechError) as exc:
         source.close()
         return _text_fallback(session, opening, str(exc), out, err)
 
@@ -101,8 +102,9 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
                                  warn=lambda message: print(f"facilitator: {message}", file=err))
     mic = args.audio_in is None
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
-                      wall_clock=time.monotonic if mic else None)
-    stop_ptt = lambda: None
+                      wall_clock=time.monotonic if mic else None,
+                      warn=lambda message: print(f"facilitator: {message}", file=err))
+    stop_ptt: Callable[[], None] = _nothing
     try:
         if args.push_to_talk:
             from . import push_to_talk
@@ -118,7 +120,14 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         stop_ptt()
         source.close()
         session.log.close()
+        synthesizer = getattr(speaker, "synthesizer", None)
+        if synthesizer is not None:
+            synthesizer.close()
     return 0
+
+
+def _nothing() -> None:
+    return None
 
 
 def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> Any:
@@ -128,7 +137,7 @@ def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> An
         return tts.FileSpeaker(args.speech_out, voice)
     try:
         return tts.SoundSpeaker(voice, device=args.output_device)
-    except DeviceError as exc:
+    except (DeviceError, SpeechError) as exc:
         if args.audio_in is None:
             raise
         print(f"facilitator: {exc}; announcements are printed only", file=err)

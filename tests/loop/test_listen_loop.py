@@ -15,6 +15,7 @@ import pytest
 from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
 from support import read_jsonl
 
+from facilitator.errors import DeviceError
 from facilitator.speech.base import VoiceSettings
 from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState, Tick
 
@@ -295,3 +296,25 @@ def test_repeat_after_a_cancel_replays_the_last_game_announcement(tmp_path: Path
     loop, speaker, _ = make(tmp_path)
     loop.run([said("how many candidates", 1.0), said(SEND, 5.0), said("no", 9.0), said("repeat", 13.0)])
     assert speaker.spoken == ["24 candidates remain.", ECHO, "Cancelled.", "24 candidates remain."]
+
+
+class BrokenSpeaker(RecordingSpeaker):
+    """A sound card that vanishes after the first sentence."""
+
+    def speak(self, text: str) -> float:
+        if self.spoken:
+            raise DeviceError("cannot play audio on device 3: device unavailable")
+        return super().speak(text)
+
+
+def test_a_speaker_that_fails_mid_game_leaves_captions_and_the_game_goes_on(tmp_path: Path) -> None:
+    voice = VoiceSettings()
+    warnings: list[str] = []
+    captions = CaptionLog()
+    loop = ListenLoop(compass_session(tmp_path), ScriptedRecognizer(), BrokenSpeaker(voice), voice,
+                      captions, LoopSettings(earcon_seconds=0.0), warn=warnings.append)
+    _open.append(loop)
+    loop.run([said("status", 1.0), said(SEND, 10.0), said("yes", 20.0)])
+    assert len(warnings) == 1 and "printed only" in warnings[0]
+    assert logged(tmp_path) == ["guess-scored", "captain-named"]
+    assert captions.lines[-2] == "N E S W: 1 anchor, 2 clockwise steps."

@@ -28,7 +28,7 @@ def test_the_voice_demo_plays_a_voyage_to_its_end(tmp_path: Path) -> None:
     scored = [e for e in events if e["type"] in ("guess-scored", "bearing-checked")]
     assert len(asked) >= len(scored) > 0
     spoken = [line for line in lines if not line.startswith(("> ", "  ", "The assistant's speech"))]
-    assert len(list(said.glob("*.wav"))) == len(spoken)
+    assert len(list(said.glob("*-speech.wav"))) == len(spoken)
 
 
 def test_the_text_demo_plays_the_same_crew(tmp_path: Path) -> None:

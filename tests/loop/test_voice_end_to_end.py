@@ -66,7 +66,8 @@ def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
 
-    events = [e for e in read_jsonl(log) if e["audience"] == "public" and e["type"] != "captain-named"]
+    events = [e for e in read_jsonl(log) if e["audience"] == "public"
+              and e["type"] not in ("game-started", "captain-named")]
     assert [(e["type"], e.get("route"), e.get("anchors"), e.get("clockwise")) for e in events] == [
         ("guess-scored", "NESW", 1, 2),
         ("bearing-checked", None, None, None),
@@ -99,7 +100,7 @@ def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
         "Four anchors! Leg 1 is solved: the route was E S N W.",
         "Leg 2 of 3. I have drawn a hidden route. Player 4 is captain for guess 1 of 4.",
     ]
-    spoken = sorted(said.glob("*.wav"))
+    spoken = sorted(said.glob("*-speech.wav"))
     assert len(spoken) == len(captions)          # every caption was also spoken
     assert all(path.stat().st_size > 1000 for path in spoken)
 
