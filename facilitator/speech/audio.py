@@ -40,6 +40,7 @@ class Resampler:
         kernel = 2 * cutoff * np.sinc(2 * cutoff * n) * np.kaiser(_TAPS, 8.0)
         self.kernel = kernel / kernel.sum()
         self._history = np.zeros(_TAPS - 1)
+        self._carry = np.zeros(0)  # the last filtered sample, to interpolate across chunk edges
         # filtered[i] is centred on input sample i - DELAY; start at input sample 0
         self._pos = float(_DELAY)
 
@@ -47,11 +48,14 @@ class Resampler:
         if self.rate_in == self.rate_out:
             return samples.astype(np.float64)
         data = np.concatenate([self._history, samples.astype(np.float64)])
-        filtered = np.convolve(data, self.kernel, mode="valid")
+        filtered = np.concatenate([self._carry, np.convolve(data, self.kernel, mode="valid")])
         self._history = data[len(data) - (_TAPS - 1):]
         positions = np.arange(self._pos, len(filtered) - 1, self.step)
         out = np.interp(positions, np.arange(len(filtered)), filtered) if len(positions) else np.zeros(0)
-        self._pos = (positions[-1] + self.step if len(positions) else self._pos) - len(filtered)
+        following = positions[-1] + self.step if len(positions) else self._pos
+        if len(filtered):
+            self._carry = filtered[-1:]
+            self._pos = following - (len(filtered) - 1)
         return out
 
 

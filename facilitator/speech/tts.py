@@ -40,10 +40,13 @@ class Synthesizer:
     ``settings`` is read at every call, so "louder" or "slower" take effect on the
     next sentence.  ``engine="pyttsx3"`` (default) uses the worker and falls back
     to the program; ``engine="espeak-ng"`` calls the program only.  SpeechError
-    when espeak-ng is not installed.
+    when espeak-ng is not installed.  ``worker_command`` replaces the worker's
+    command line (tests use a worker that hangs); ``worker_timeout_seconds``
+    bounds the wait for one sentence (default: 5 s plus a little per character).
     """
 
-    def __init__(self, settings: VoiceSettings, engine: str = "pyttsx3") -> None:
+    def __init__(self, settings: VoiceSettings, engine: str = "pyttsx3",
+                 worker_command: list[str] | None = None, worker_timeout_seconds: float | None = None) -> None:
         if engine not in ("pyttsx3", "espeak-ng"):
             raise SpeechError(f"unknown speech engine {engine!r} (pyttsx3 or espeak-ng)")
         program = shutil.which("espeak-ng")
@@ -52,6 +55,8 @@ class Synthesizer:
         self.settings = settings
         self.engine = engine
         self._program = program
+        self._worker_command = worker_command or [sys.executable, "-m", "facilitator.speech.tts_worker"]
+        self._worker_timeout = worker_timeout_seconds
         self._worker: subprocess.Popen[str] | None = None
         self._answers: queue.Queue[str | None] = queue.Queue()
         self._worker_failures = 0
@@ -78,7 +83,7 @@ class Synthesizer:
     def _start_worker(self) -> bool:
         try:
             worker = subprocess.Popen(
-                [sys.executable, "-m", "facilitator.speech.tts_worker"], stdin=subprocess.PIPE,
+                self._worker_command, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
             )
         except OSError:
@@ -94,7 +99,7 @@ class Synthesizer:
 
         threading.Thread(target=pump, daemon=True).start()
         self._worker, self._answers = worker, answers
-        hello = self._answer(START_SECONDS)
+        hello = self._answer(self._worker_timeout or START_SECONDS)
         if not hello or not hello.get("ready"):
             self._stop_worker()
             return False
@@ -128,7 +133,7 @@ class Synthesizer:
             self._stop_worker()
             self._worker_failures += 1
             return False
-        answer = self._answer(_timeout(text))
+        answer = self._answer(self._worker_timeout or _timeout(text))
         if answer is None:  # hung or died: never wait on it again for this sentence
             self._stop_worker()
             self._worker_failures += 1

@@ -1,0 +1,84 @@
+"""Golden WAVs go through the real ``facilitator recognize`` to the right command.
+
+Each clip is named after its transcript (tests/audio/golden.toml lists the command
+it must give).  Table chatter must give null; a known miss may give null (the
+table hears "say again?") but never a wrong command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import golden_clips
+
+CLIPS = golden_clips()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _recognize(paths: list[Path], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *map(str, paths)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict[str, object]]:
+    done = _recognize([path for _, path, _ in CLIPS])
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(rows) == len(CLIPS)
+    return {str(row["file"]): row for row in rows}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("section,path,expected", CLIPS, ids=[f"{s}/{p.stem}" for s, p, _ in CLIPS])
+def test_golden_clip(results: dict[str, dict[str, object]], section: str, path: Path,
+                     expected: str | None) -> None:
+    row = results[str(path)]
+    assert set(row) == {"file", "text", "command"}
+    command = row["command"]
+    if section == "known-misses":
+        assert command is None or str(command).lower() == str(expected).lower(), row
+    elif expected is None:
+        assert command is None, f"chatter {path.stem!r} was heard as {row['text']!r}"
+    else:
+        assert isinstance(command, str) and command.lower() == expected.lower(), row
+
+
+def test_every_compass_command_form_and_table_control_has_a_clip(compass_grammar) -> None:  # type: ignore[no-untyped-def]
+    """The golden set covers each spoken Compass Code intent and every common control."""
+    covered = {compass_grammar.parse(c).intent for section, _, c in CLIPS if c and section == "compass-code"}
+    spoken = {f.intent for f in compass_grammar.forms if not f.typed_only}
+    assert spoken - covered == set()
+
+
+@pytest.mark.slow
+def test_a_file_that_is_not_wav_is_one_clear_line(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.wav"
+    bogus.write_text("not audio")
+    done = _recognize([bogus])
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "not a PCM WAV file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_broken_vosk_model_warns_once_and_pocketsphinx_answers(tmp_path: Path) -> None:
+    """A directory of junk as VOSK_MODEL_PATH: one warning, then the default recognizer."""
+    junk = tmp_path / "model"
+    (junk / "am").mkdir(parents=True)
+    (junk / "README").write_text("not a model")
+    clip = next(path for _, path, c in CLIPS if c == "send NESW")
+    done = _recognize([clip], env={**os.environ, "VOSK_MODEL_PATH": str(junk)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["command"] == "send NESW"
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "is not a Vosk model" in lines[0] and "using pocketsphinx" in lines[0]
