@@ -176,7 +176,7 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
                             synthesize)
         try:
             loop.announce(reply.public)
-            loop.run_audio(source, Endpointer())
+            loop.run_audio(source, Endpointer(complete=loop.complete))
         finally:
             session.log.close()
             speaker.synthesizer.close()

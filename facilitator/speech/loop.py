@@ -440,6 +440,30 @@ class ListenLoop:
                 words=frozenset(w for p in phrases for w in p.split()), key="wake")
         return self._grammars[key]
 
+    def next_grammar(self) -> RecognitionGrammar | None:
+        """The grammar the next utterance will be decoded with (None: it will not be decoded)."""
+        if self.state is LoopState.DONE:
+            return None
+        if self.state is LoopState.CONFIRMING:
+            return self.recognition_grammar(CONFIRM_INTENTS)
+        if self.state is LoopState.PAUSED:
+            return self.recognition_grammar(PAUSED_INTENTS)
+        if self.gated and not self._held and self._armed is None:
+            return self.wake_grammar() if self.settings.wake_phrase else None
+        return self.recognition_grammar(None)
+
+    def complete(self, pcm: bytes) -> bool:
+        """Whether ``pcm`` already holds a whole phrase of the next grammar, so the
+        endpointer may end the utterance after a short pause (lower latency)."""
+        check = getattr(self.recognizer, "is_complete", None)
+        grammar = self.next_grammar()
+        if check is None or grammar is None:
+            return False
+        try:
+            return bool(check(pcm, grammar))
+        except FacilitatorError:
+            return False
+
     def _decode(self, segment: Segment, intents: Iterable[str] | None) -> Hypothesis | None:
         try:
             return self.recognizer.decode(segment.pcm, self.recognition_grammar(intents))

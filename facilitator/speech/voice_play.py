@@ -115,7 +115,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
 
             read_lines(sys.stdin, loop, tap_on_empty=False)   # typed lines still work
         loop.announce(opening.public)
-        loop.run_audio(source, Endpointer())
+        loop.run_audio(source, Endpointer(complete=loop.complete))
     finally:
         stop_ptt()
         source.close()

@@ -38,6 +38,9 @@ class ScriptedRecognizer:
             return Hypothesis(text[4:])
         return Hypothesis(text) if text in grammar.phrases else None
 
+    def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
+        return pcm.decode("utf-8") in grammar.phrases
+
 
 @dataclass
 class RecordingSpeaker:

@@ -318,3 +318,17 @@ def test_a_speaker_that_fails_mid_game_leaves_captions_and_the_game_goes_on(tmp_
     assert len(warnings) == 1 and "printed only" in warnings[0]
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
     assert captions.lines[-2] == "N E S W: 1 anchor, 2 clockwise steps."
+
+
+def test_early_endpointing_asks_about_the_grammar_of_the_next_utterance(tmp_path: Path) -> None:
+    loop, _, _ = make(tmp_path)
+    assert loop.complete(SEND.encode()) and not loop.complete(b"send north east")
+    loop.hear(said(SEND, 1.0))                       # now a yes or no is expected
+    assert loop.complete(b"yes") and not loop.complete(SEND.encode())
+
+
+def test_no_early_endpointing_while_waiting_for_push_to_talk(tmp_path: Path) -> None:
+    loop, _, _ = make(tmp_path, push_to_talk=True)
+    assert not loop.complete(b"status")
+    loop.press(0.0)
+    assert loop.complete(b"status")
