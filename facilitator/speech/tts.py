@@ -11,12 +11,14 @@ and on a timeout or a dead worker kills it and renders that sentence with the
 from __future__ import annotations
 
 import json
-import queue
+import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -57,24 +59,26 @@ class Synthesizer:
         self._program = program
         self._worker_command = worker_command or [sys.executable, "-m", "facilitator.speech.tts_worker"]
         self._worker_timeout = worker_timeout_seconds
-        self._worker: subprocess.Popen[str] | None = None
-        self._answers: queue.Queue[str | None] = queue.Queue()
+        self._worker: subprocess.Popen[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._pending = b""
         self._worker_failures = 0
-        self._tmp = tempfile.TemporaryDirectory(prefix="facilitator-tts-")
+        self._tmp = tempfile.mkdtemp(prefix="facilitator-tts-")
+        self._tmp_cleanup = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
         self._count = 0
         self.fallbacks = 0  # sentences the worker could not render
 
     def synthesize(self, text: str) -> tuple[bytes, int]:
         """``text`` as (mono int16 PCM, sample rate); SpeechError if nothing can render it."""
         self._count += 1
-        path = Path(self._tmp.name) / f"s{self._count}.wav"
+        path = Path(self._tmp) / f"s{self._count}.wav"
         if self.engine == "pyttsx3" and self._worker_failures < 2 and self._with_worker(text, path):
-            audio = _read_pcm(path)
+            audio = _read_pcm(path, remove=True)
             if audio is not None:
                 return audio
         self.fallbacks += self.engine == "pyttsx3"
         self._with_program(text, path)
-        audio = _read_pcm(path)
+        audio = _read_pcm(path, remove=True)
         if audio is None:
             raise SpeechError(f"espeak-ng wrote no audio for {text[:40]!r}")
         return audio
@@ -82,23 +86,12 @@ class Synthesizer:
     # -- the pyttsx3 worker ----------------------------------------------------
     def _start_worker(self) -> bool:
         try:
-            worker = subprocess.Popen(
-                self._worker_command, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
-            )
+            worker = subprocess.Popen(self._worker_command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, bufsize=0)
         except OSError:
             return False
-        answers: queue.Queue[str | None] = queue.Queue()
-        stdout = worker.stdout
-        assert stdout is not None
-
-        def pump() -> None:
-            for line in stdout:
-                answers.put(line)
-            answers.put(None)
-
-        threading.Thread(target=pump, daemon=True).start()
-        self._worker, self._answers = worker, answers
+        self._worker, self._pending = worker, b""
+        self._finalizer = weakref.finalize(self, _end_worker, worker)
         hello = self._answer(self._worker_timeout or START_SECONDS)
         if not hello or not hello.get("ready"):
             self._stop_worker()
@@ -106,15 +99,25 @@ class Synthesizer:
         return True
 
     def _answer(self, timeout: float) -> dict[str, Any] | None:
-        try:
-            line = self._answers.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if line is None:
-            return None
+        """The worker's next answer line, or None when it is silent for ``timeout`` or gone."""
+        worker = self._worker
+        assert worker is not None and worker.stdout is not None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([worker.stdout], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(worker.stdout.fileno(), 4096)
+            if not chunk:
+                return None
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
         try:
             answer: dict[str, Any] = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, UnicodeDecodeError):
             return None
         return answer
 
@@ -127,7 +130,7 @@ class Synthesizer:
         request = {"text": text, "path": str(path), "voice": self.settings.voice,
                    "rate_wpm": self.settings.rate_wpm, "volume": self.settings.volume}
         try:
-            worker.stdin.write(json.dumps(request) + "\n")
+            worker.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
             worker.stdin.flush()
         except OSError:
             self._stop_worker()
@@ -141,19 +144,10 @@ class Synthesizer:
         return bool(answer.get("ok"))
 
     def _stop_worker(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return
-        worker.kill()
-        try:
-            worker.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        try:  # stdout is left to the pump thread, which ends on the dead worker's EOF
-            if worker.stdin is not None:
-                worker.stdin.close()
-        except OSError:
-            pass
+        self._worker = None
+        finalizer, self._finalizer = self._finalizer, None
+        if finalizer is not None:
+            finalizer()
 
     # -- the espeak-ng program ---------------------------------------------------
     def _with_program(self, text: str, path: Path) -> None:
@@ -175,10 +169,25 @@ class Synthesizer:
     def close(self) -> None:
         """Stop the worker (it also stops by itself when this process ends: its stdin closes)."""
         self._stop_worker()
-        self._tmp.cleanup()
+        self._tmp_cleanup()
 
 
-def _read_pcm(path: Path) -> tuple[bytes, int] | None:
+def _end_worker(worker: subprocess.Popen[bytes]) -> None:
+    """Kill a worker and release its pipes (also run when its Synthesizer is collected)."""
+    worker.kill()
+    try:
+        worker.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (worker.stdin, worker.stdout):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+
+
+def _read_pcm(path: Path, remove: bool = False) -> tuple[bytes, int] | None:
     """A mono 16-bit WAV's samples and rate (espeak-ng and pyttsx3 write 22050 Hz)."""
     import wave
 
@@ -189,6 +198,9 @@ def _read_pcm(path: Path) -> tuple[bytes, int] | None:
             return w.readframes(w.getnframes()), w.getframerate()
     except (OSError, EOFError, wave.Error):
         return None
+    finally:
+        if remove:
+            path.unlink(missing_ok=True)
 
 
 def load_earcon(name: str) -> tuple[bytes, int]:
