@@ -96,15 +96,17 @@ def run_text_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
     return 0 if session.over else 1
 
 
-class _Crew:
+class Crew:
     """Decides the crew's next spoken line from the session and the listen loop.
 
     A line that was not taken (the assistant said "say again?", or nothing moved)
     is said again more slowly, in the next seat's voice, as people do.
     """
 
-    def __init__(self, session: Session, loop: ListenLoop, out: IO[str]) -> None:
+    def __init__(self, session: Session, loop: ListenLoop, out: IO[str],
+                 voices: tuple[str, ...] = CREW_VOICES) -> None:
         self.session = session
+        self.voices = voices
         self.loop = loop
         self.out = out
         self.asked_at: tuple[int, int] | None = None
@@ -136,7 +138,7 @@ class _Crew:
             and self._last[2] == moment[2]
         self._attempt = self._attempt + 1 if same else 0
         self._last = moment
-        voice = CREW_VOICES[(seat - 1 + self._attempt) % len(CREW_VOICES)]
+        voice = self.voices[(seat - 1 + self._attempt) % len(self.voices)]
         rate = max(110, 160 - 15 * self._attempt)
         self.out.write(f"  {self.session.state.name(seat)}: {text}\n")
         self.out.flush()
@@ -162,7 +164,7 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
         recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
         loop = ListenLoop(session, recognizer, speaker, voice,
                           StreamCaptions(out), LoopSettings())
-        crew = _Crew(session, loop, out)
+        crew = Crew(session, loop, out)
         voices: dict[tuple[str, int], Synthesizer] = {}
 
         def synthesize(line: Line) -> tuple[bytes, int]:
