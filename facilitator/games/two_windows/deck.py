@@ -17,6 +17,7 @@ from pydantic import field_validator
 
 from ...content import Strict, load
 from ...errors import ContentError
+from .names import distinguishable_problem
 
 CATALOGUE_FILE = "two-windows/catalogue.toml"
 PACKETS_FILE = "two-windows/packets.toml"
@@ -211,8 +212,6 @@ def load_practice(directory: Path | None = None) -> Deck:
 
 def check(directory: Path | None = None) -> list[str]:
     """The content check's report: each packet's target and its fewest first-stage entries."""
-    from .names import distinguishable_problem
-
     lines: list[str] = []
     for label, file, deck in (("catalogue", CATALOGUE_FILE, load_deck(directory)),
                               ("practice catalogue", PRACTICE_FILE, load_practice(directory))):
