@@ -123,3 +123,15 @@ def test_with_the_wake_phrase_only_the_called_command_is_heard(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1:] == ["> hey referee", "> how many candidates", "24 candidates remain."]
     assert [e["type"] for e in read_jsonl(log)] == ["game-started", "leg-started", "captain-named"]
+
+
+def test_a_recording_without_a_speaker_is_still_heard_and_answered_in_captions(tmp_path: Path) -> None:
+    recording = tmp_path / "table.wav"
+    write_wav(recording, silence(8.0) + speak("how many candidates", "en-us", tmp_path) + silence(3.0))
+    done = run_cli(["play", "compass-code", "--audio-in", str(recording), "--output-device",
+                    "no-such-speaker", "--seed", "1"], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    complaints = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(complaints) == 1 and "printed only" in complaints[0]
+    assert done.stdout.splitlines()[1:] == ["> how many candidates", "24 candidates remain."]
