@@ -135,3 +135,22 @@ def test_a_recording_without_a_speaker_is_still_heard_and_answered_in_captions(t
     complaints = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(complaints) == 1 and "printed only" in complaints[0]
     assert done.stdout.splitlines()[1:] == ["> how many candidates", "24 candidates remain."]
+
+
+def test_a_voice_game_resumes_by_voice(tmp_path: Path) -> None:
+    log, said = tmp_path / "log.jsonl", tmp_path / "said"
+    first, second = tmp_path / "first.wav", tmp_path / "second.wav"
+    write_wav(first, silence(8.0) + speak("send north east south west", "en-gb", tmp_path) + silence(5.5)
+              + speak("yes", "en-gb", tmp_path) + silence(8.0))
+    write_wav(second, silence(12.0) + speak("how many candidates", "en-us", tmp_path) + silence(3.0))
+    base = ["play", "compass-code", "--speech-out", str(said)]
+    done = run_cli([*base, "--audio-in", str(first), "--seed", "1", "--routes", "ESNW,NESW,WSEN",
+                    "--log", str(log)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = run_cli([*base, "--audio-in", str(second), "--resume", str(log)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Resuming the game."
+    # N E S W scored 1 anchor, 2 clockwise steps: so do N S W E, E S N W, E W S N and S E W N
+    assert lines[-2:] == ["> how many candidates", "4 candidates remain."]
+    assert [e["seq"] for e in read_jsonl(log)] == list(range(1, len(read_jsonl(log)) + 1))
