@@ -35,6 +35,7 @@ from .base import Hypothesis, RecognitionGrammar
 
 PRONUNCIATIONS_FILE = "pronunciations.toml"
 _MAX_SEARCHES = 24
+MIN_BYTES = 16_000 * 2 // 10  # under 0.1 s there is no command to hear
 NOISE_FLOOR = 20.0  # standard deviation in int16 units, about -64 dBFS
 
 
@@ -115,18 +116,24 @@ class PocketsphinxRecognizer:
     leave to silence and fillers (``None``: no check), counted only when they
     add up to ``min_unexplained_seconds`` (a VAD's release after the last word
     is not chatter); ``min_posterior``: the
-    lowest lattice posterior of the phrase accepted (0: no check).
+    lowest lattice posterior of the phrase accepted (0: no check);
+    ``reset_cmn``: start every utterance from fresh feature state (the model's
+    initial cepstral mean, no carried noise estimate), so a result does not
+    depend on what was decoded before (a stretch of silence otherwise skews the
+    next decode).
     """
 
     name = "pocketsphinx"
 
     def __init__(self, *, max_unexplained: float | None = 0.1, min_unexplained_seconds: float = 0.15,
-                 min_posterior: float = 0.0,
+                 min_posterior: float = 0.0, reset_cmn: bool = True,
                  options: dict[str, Any] | None = None,
                  pronunciations: dict[str, list[str]] | None = None) -> None:
         self.max_unexplained = max_unexplained
         self.min_unexplained_seconds = min_unexplained_seconds
         self.min_posterior = min_posterior
+        self.reset_cmn = reset_cmn
+        self._initial_cmn = ""
         self._pronunciations = pronunciations if pronunciations is not None else load_pronunciations()
         self._options = dict(options or {})
         self._decoder: Any = None
@@ -146,6 +153,7 @@ class PocketsphinxRecognizer:
                 raise SpeechError(f"cannot start pocketsphinx: {exc}") from None
             for word, variants in self._pronunciations.items():
                 self._add_word(decoder, word, variants)
+            self._initial_cmn = decoder.get_cmn()
             self._decoder = decoder
         return self._decoder
 
@@ -193,10 +201,17 @@ class PocketsphinxRecognizer:
     def _run(self, search: str, pcm: bytes) -> tuple[str, float]:
         """Decode under ``search``: the words and their lattice posterior."""
         decoder = self._decoder
+        if len(pcm) < MIN_BYTES:
+            return "", 0.0
         decoder.activate_search(search)
+        if self.reset_cmn:
+            decoder.reinit_feat()  # also clears the noise estimate left by the last utterance
+            decoder.set_cmn(self._initial_cmn)
         decoder.start_utt()
-        decoder.process_raw(pcm, full_utt=True)
-        decoder.end_utt()
+        try:
+            decoder.process_raw(pcm, full_utt=True)
+        finally:  # an utterance left open would refuse every later search switch
+            decoder.end_utt()
         hyp = decoder.hyp()
         if hyp is None:
             return "", 0.0
