@@ -149,7 +149,8 @@ class ListenLoop:
         self.current: Segment | None = None   # the utterance being heard now
         self._build = grammar_builder or _default_builder()
         self._grammars: dict[tuple[object, ...], RecognitionGrammar] = {}
-        self._wall_origin: float | None = None
+        # wall mode: the clock reading at stream time 0 (the source starts with the loop)
+        self._wall_origin: float | None = wall_clock() if wall_clock is not None else None
         self._clock = wall_clock
         self._wall = wall_clock is not None
         self._stream_now = 0.0
@@ -179,8 +180,12 @@ class ListenLoop:
 
     def tick(self, t: float) -> None:
         """The stream has reached ``t``: fire a due timeout, run typed lines."""
-        if self._clock is not None and self._wall_origin is None:
-            self._wall_origin = self._clock() - t
+        if self._clock is not None:
+            # a frame is never consumed before it was captured, so the smallest
+            # clock-minus-stream-time seen is the best estimate of the origin
+            seen = self._clock() - t
+            if self._wall_origin is None or seen < self._wall_origin:
+                self._wall_origin = seen
         self._stream_now = max(self._stream_now, t)
         if self.state is LoopState.CONFIRMING and self._deadline is not None and self.now() > self._deadline:
             # in stream time the answer "came" when the deadline passed, not when we noticed

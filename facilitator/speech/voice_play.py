@@ -85,14 +85,15 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     err = err or sys.stderr
     voice = voice_settings(args)
     loop_settings = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
+    mic = args.audio_in is None
+    recording = None if mic else _source(args)   # an unreadable file stops here, with exit 2
     try:
-        source = _source(args)
-    except DeviceError as exc:
-        return _text_fallback(session, opening, str(exc), out, err)
-    try:
+        if mic:
+            from .audio import find_device
+
+            find_device(args.input_device, "input")   # no microphone: say so before loading more
         speaker = _speaker(args, voice, err)
     except (DeviceError, SpeechError) as exc:
-        source.close()
         return _text_fallback(session, opening, str(exc), out, err)
 
     from .endpoint import Endpointer
@@ -100,7 +101,11 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
 
     recognizer = make_recognizer(vosk_model=args.vosk_model,
                                  warn=lambda message: print(f"facilitator: {message}", file=err))
-    mic = args.audio_in is None
+    try:
+        source = recording or _source(args)   # a microphone starts capturing here: time 0
+    except DeviceError as exc:
+        _close_speaker(speaker)
+        return _text_fallback(session, opening, str(exc), out, err)
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
                       wall_clock=time.monotonic if mic else None,
                       warn=lambda message: print(f"facilitator: {message}", file=err))
@@ -120,10 +125,14 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         stop_ptt()
         source.close()
         session.log.close()
-        synthesizer = getattr(speaker, "synthesizer", None)
-        if synthesizer is not None:
-            synthesizer.close()
+        _close_speaker(speaker)
     return 0
+
+
+def _close_speaker(speaker: Any) -> None:
+    synthesizer = getattr(speaker, "synthesizer", None)
+    if synthesizer is not None:
+        synthesizer.close()
 
 
 def _nothing() -> None:

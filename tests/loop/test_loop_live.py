@@ -122,3 +122,20 @@ def test_typed_lines_reach_the_session_through_the_loop(tmp_path: Path) -> None:
         assert [e["type"] for e in read_jsonl(tmp_path / "log.jsonl")][3:] == ["guess-scored", "captain-named"]
     finally:
         loop.session.log.close()
+
+
+def test_wall_clock_opening_speech_is_deaf_from_the_first_frame(live: tuple[ListenLoop, BlockingSpeaker, Clock]) -> None:
+    loop, speaker, clock = live                     # the microphone started with the loop, at 100.0
+    loop.announce(["Leg 1 of 3."])                  # 100.0 to 102.0, before any frame was read
+    loop.hear(said("how many candidates", 1.0))     # captured while the opening was said
+    assert [d.reason for d in loop.discarded] == ["half-duplex"]
+    clock.t = 104.0
+    loop.hear(said("how many candidates", 2.6))
+    assert speaker.spoken[-1] == "24 candidates remain."
+
+
+def test_a_late_frame_does_not_move_the_origin_later(live: tuple[ListenLoop, BlockingSpeaker, Clock]) -> None:
+    loop, _, clock = live
+    clock.t = 105.0
+    loop.tick(1.0)                                  # a backlog: frame 1.0 read at 105.0
+    assert loop.now() == pytest.approx(5.0)         # stream time is still measured from 100.0
