@@ -85,7 +85,7 @@ def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
         samples = samples[:usable].reshape(-1, channels).mean(axis=1)
     if rate == SAMPLE_RATE:
         return to_pcm16(samples)
-    expected = int(round(len(samples) * SAMPLE_RATE / rate))
+    expected = round(len(samples) * SAMPLE_RATE / rate)
     # zeros after the end flush the filter so the last samples come out too
     flush = np.zeros(_DELAY + int(rate / SAMPLE_RATE) + 2)
     out = Resampler(rate).process(np.concatenate([samples, flush]))
@@ -162,7 +162,7 @@ class WavSource:
 
 def _sounddevice() -> Any:
     try:
-        import sounddevice
+        import sounddevice  # type: ignore[import-untyped]
     except OSError as exc:  # libportaudio2 missing: the import itself fails
         raise DeviceError(f"no audio system: PortAudio is missing ({exc}); install libportaudio2") from None
     return sounddevice

@@ -43,7 +43,7 @@ class Endpointer:
     def __init__(self, aggressiveness: int = 2, silence_seconds: float = 0.5, max_seconds: float = 8.0,
                  padding_seconds: float = 0.3, start_seconds: float = 0.15, min_voiced_seconds: float = 0.2,
                  complete: Callable[[bytes], bool] | None = None, early_silence_seconds: float = 0.2) -> None:
-        import webrtcvad
+        import webrtcvad  # type: ignore[import-untyped]
 
         if not 0 <= aggressiveness <= 3:
             raise ValueError(f"aggressiveness must be 0 to 3, not {aggressiveness!r}")

@@ -70,7 +70,7 @@ def load_pronunciations(path: Path | None = None) -> dict[str, list[str]]:
 
 def _pocketsphinx() -> Any:
     try:
-        import pocketsphinx
+        import pocketsphinx  # type: ignore[import-untyped]
     except ImportError as exc:
         raise SpeechError(f"pocketsphinx is not installed ({exc}); pip install pocketsphinx") from None
     return pocketsphinx
@@ -253,7 +253,7 @@ class PocketsphinxRecognizer:
 
 def voiced_frames(pcm: bytes, aggressiveness: int = 2) -> list[bool]:
     """webrtcvad's verdict for each 10 ms frame of 16 kHz mono int16 ``pcm``."""
-    import webrtcvad
+    import webrtcvad  # type: ignore[import-untyped]
 
     vad = webrtcvad.Vad(aggressiveness)
     step = 160 * 2

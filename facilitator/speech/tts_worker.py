@@ -20,7 +20,7 @@ def main() -> int:
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
-        import pyttsx3
+        import pyttsx3  # type: ignore[import-untyped]
 
         engine: Any = pyttsx3.init("espeak")
     except Exception as exc:  # no pyttsx3, no libespeak-ng: the parent falls back

@@ -100,7 +100,7 @@ class VoskRecognizer:
         if probe:
             probe_model(path)
         try:
-            import vosk
+            import vosk  # type: ignore[import-untyped]
         except ImportError as exc:
             raise ModelError(f"vosk is not installed ({exc}); pip install vosk") from None
         vosk.SetLogLevel(-1)
