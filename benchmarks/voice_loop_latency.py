@@ -29,14 +29,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from facilitator.demo import Crew  # noqa: E402
-from facilitator.session import Session  # noqa: E402
-from facilitator.speech.base import Hypothesis, RecognitionGrammar, VoiceSettings  # noqa: E402
-from facilitator.speech.endpoint import Endpointer  # noqa: E402
-from facilitator.speech.loop import ListenLoop, LoopSettings, StreamCaptions  # noqa: E402
-from facilitator.speech.recognize import make_recognizer  # noqa: E402
-from facilitator.speech.spoken_crew import Line, SpokenCrew  # noqa: E402
-from facilitator.speech.tts import FileSpeaker, Synthesizer  # noqa: E402
+from facilitator.demo import spoken_voyage
+from facilitator.session import Session
+from facilitator.speech.base import Hypothesis, RecognitionGrammar, VoiceSettings
+from facilitator.speech.loop import ListenLoop
+from facilitator.speech.recognize import make_recognizer
+from facilitator.speech.tts import FileSpeaker
 
 HELD_OUT_VOICES = ("en-gb-x-rp", "en-us+f2", "en-gb-x-gbclan", "en-us+m5", "en-gb-x-gbcwmd", "en-us+f5")
 
@@ -80,32 +78,19 @@ class Probe:
 
 
 def voyage(seed: int, voices: tuple[str, ...], directory: Path) -> tuple[Probe, str]:
-    voice = VoiceSettings()
     session, reply = Session.start("compass-code", seed=seed)
-    speaker = FileSpeaker(directory, voice)
-    probe = Probe(make_recognizer(), speaker)
+    speaker = FileSpeaker(directory, VoiceSettings())
+    probe = Probe(make_recognizer(), speaker)   # stands between the loop and both real parts
     out = io.StringIO()
-    loop = ListenLoop(session, probe, probe, voice, StreamCaptions(out), LoopSettings())
-    probe.loop = loop
-    crew = Crew(session, loop, out, voices)
-    synthesizers: dict[tuple[str, int], Synthesizer] = {}
 
-    def synthesize(line: Line) -> tuple[bytes, int]:
-        key = (line.voice, line.rate_wpm)
-        if key not in synthesizers:
-            synthesizers[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm),
-                                            engine="espeak-ng")
-        return synthesizers[key].synthesize(line.text)
+    def watch(loop: ListenLoop) -> None:
+        probe.loop = loop
 
-    source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from, synthesize)
     try:
-        loop.announce(reply.public)
-        loop.run_audio(source, Endpointer(complete=loop.complete))
+        spoken_voyage(session, reply.public, probe, probe, out, voices, watch)
     finally:
         session.log.close()
         speaker.synthesizer.close()
-        for synthesizer in synthesizers.values():
-            synthesizer.close()
     if not session.over:
         raise SystemExit(f"seed {seed}: the crew gave up before the voyage ended")
     return probe, out.getvalue()

@@ -18,12 +18,14 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from .games.compass_code import ALL_ROUTES, feedback
 from .grammar import NotRecognized
 from .session import Session
+from .speech.base import Recognizer, Speaker
 from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions
 from .speech.spoken_crew import Line, SpokenCrew
 
@@ -145,12 +147,45 @@ class Crew:
         return Line(text, voice, rate)
 
 
+def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, speaker: Speaker,
+                  out: IO[str], voices: tuple[str, ...] = CREW_VOICES,
+                  watch: Callable[[ListenLoop], None] | None = None) -> ListenLoop:
+    """Play ``session`` to its end with the crew's synthesized voices through the real
+    loop and endpointer; return the loop (its session tells whether the voyage ended).
+    ``watch`` is shown the loop before it starts (benchmarks, tests)."""
+    from .speech.base import VoiceSettings
+    from .speech.endpoint import Endpointer
+    from .speech.tts import Synthesizer
+
+    voice = getattr(speaker, "settings", None) or VoiceSettings()
+    loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), LoopSettings())
+    if watch is not None:
+        watch(loop)
+    crew = Crew(session, loop, out, voices)
+    synthesizers: dict[tuple[str, int], Synthesizer] = {}
+
+    def synthesize(line: Line) -> tuple[bytes, int]:
+        key = (line.voice, line.rate_wpm)
+        if key not in synthesizers:
+            synthesizers[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm),
+                                            engine="espeak-ng")
+        return synthesizers[key].synthesize(line.text)
+
+    source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from, synthesize)
+    try:
+        loop.announce(opening)
+        loop.run_audio(source, Endpointer(complete=loop.complete))
+    finally:
+        for synthesizer in synthesizers.values():
+            synthesizer.close()
+    return loop
+
+
 def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
                    speech_dir: Path | None = None, log_path: Path | None = None) -> int:
     from .speech.base import VoiceSettings
-    from .speech.endpoint import Endpointer
     from .speech.recognize import make_recognizer
-    from .speech.tts import FileSpeaker, Synthesizer
+    from .speech.tts import FileSpeaker
 
     out = out or sys.stdout
     temporary = None
@@ -158,32 +193,14 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
         temporary = tempfile.TemporaryDirectory(prefix="facilitator-demo-")
         speech_dir = Path(temporary.name)
     try:
-        voice = VoiceSettings()
         session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
-        speaker = FileSpeaker(speech_dir, voice)
+        speaker = FileSpeaker(speech_dir, VoiceSettings())
         recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
-        loop = ListenLoop(session, recognizer, speaker, voice,
-                          StreamCaptions(out), LoopSettings())
-        crew = Crew(session, loop, out)
-        voices: dict[tuple[str, int], Synthesizer] = {}
-
-        def synthesize(line: Line) -> tuple[bytes, int]:
-            key = (line.voice, line.rate_wpm)
-            if key not in voices:
-                voices[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm),
-                                          engine="espeak-ng")
-            return voices[key].synthesize(line.text)
-
-        source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from,
-                            synthesize)
         try:
-            loop.announce(reply.public)
-            loop.run_audio(source, Endpointer(complete=loop.complete))
+            spoken_voyage(session, reply.public, recognizer, speaker, out)
         finally:
             session.log.close()
             speaker.synthesizer.close()
-            for synthesizer in voices.values():
-                synthesizer.close()
         if not session.over:
             print("facilitator: the demo crew gave up before the voyage ended", file=sys.stderr)
             return 1

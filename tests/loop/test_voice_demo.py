@@ -3,11 +3,18 @@ with no microphone or speaker, as a subprocess; and its text variant."""
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
 import pytest
 from support import read_jsonl, run_cli
+
+from facilitator.demo import spoken_voyage
+from facilitator.session import Session
+from facilitator.speech.base import Hypothesis, RecognitionGrammar, Recognizer, VoiceSettings
+from facilitator.speech.recognize import make_recognizer
+from facilitator.speech.tts import FileSpeaker
 
 pytestmark = pytest.mark.slow
 
@@ -37,3 +44,56 @@ def test_the_text_demo_plays_the_same_crew(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert read_jsonl(log)[-1]["type"] == "voyage-ended"
     assert "The voyage is over" in done.stdout
+
+
+class Mishearing:
+    """The real recognizer, except that every other route it hears comes out rotated
+    ("send north east south west" -> "send east south west north"), as a noisy room
+    might make it: still a route, so only the crew's "no" can stop it."""
+
+    def __init__(self, inner: Recognizer) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.guesses = 0
+        self.misheard = 0
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        hyp = self.inner.decode(pcm, grammar)
+        if hyp is None or not hyp.text.startswith("send "):
+            return hyp
+        words = hyp.text.split()
+        if len(set(words[1:])) != 4:      # already a wrong route: the referee refuses it as it is
+            return hyp
+        self.guesses += 1
+        if self.guesses % 2:
+            return hyp
+        self.misheard += 1
+        return Hypothesis(" ".join([words[0], *words[2:], words[1]]))
+
+    def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
+        return bool(self.inner.is_complete(pcm, grammar))  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_a_misheard_guess_is_refused_by_the_crew_and_said_again(tmp_path: Path) -> None:
+    session, reply = Session.start("compass-code", seed=7, log_path=tmp_path / "log.jsonl")
+    speaker = FileSpeaker(tmp_path / "said", VoiceSettings())
+    recognizer = Mishearing(make_recognizer())
+    out = io.StringIO()
+    try:
+        spoken_voyage(session, reply.public, recognizer, speaker, out)
+    finally:
+        session.log.close()
+        speaker.synthesizer.close()
+    assert session.over and recognizer.misheard > 0
+    lines = out.getvalue().splitlines()
+    # every misheard guess was echoed, refused with "no" and cancelled; none was applied
+    assert lines.count("Cancelled.") == recognizer.misheard
+    refused = [i for i, line in enumerate(lines) if line.endswith(": no")]
+    assert len(refused) == recognizer.misheard
+    assert all(lines[i + 2] == "Cancelled." for i in refused)
+    events = read_jsonl(tmp_path / "log.jsonl")
+    assert events[-1]["type"] == "voyage-ended"
+    sent = [e["route"] for e in events if e["type"] == "guess-scored"]
+    echoed = [line for line in lines if line.endswith("Is that right?")]
+    assert len(echoed) == len(sent) + recognizer.misheard + sum(e["type"] == "bearing-checked" for e in events)
