@@ -40,7 +40,8 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
                    help="write the assistant's speech as WAV files in DIR instead of playing it")
     v.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
     v.add_argument("--wake-phrase", action="store_true",
-                   help="listen for a command only after the wake phrase ('hey referee')")
+                   help="listen for a command only after the wake phrase (grammars/common.toml, "
+                        "[lists.wake])")
     v.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
                    help="listen only after a key press (Enter), a GPIO button or an input-device key")
     v.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute (default 165)")
