@@ -433,16 +433,34 @@ class ListenLoop:
                                               lists=lists or None)
         return self._grammars[key]
 
+    def wake_phrases(self) -> tuple[str, ...]:
+        """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
+        return tuple(sorted({p for ps in self.session.grammar.lists[WAKE_LIST].spoken.values() for p in ps}))
+
     def wake_grammar(self) -> RecognitionGrammar:
-        """The wake phrase alone (``[lists.wake]`` in grammars/common.toml)."""
-        key: tuple[object, ...] = ("wake",)
+        """The wake phrases *and*, as competitors, the commands legal now.
+
+        Under the wake phrase alone the decoder forces any speech onto it ("yes
+        please" became "hey referee"); with the commands beside it, a command said
+        without the wake phrase decodes as that command, which does not wake the
+        loop.  Only a hypothesis that is a wake phrase wakes it.
+        """
+        listening = self.recognition_grammar(None)
+        key: tuple[object, ...] = ("wake", listening.key, listening.jsgf)
         if key not in self._grammars:
-            phrases = sorted({p for ps in self.session.grammar.lists[WAKE_LIST].spoken.values() for p in ps})
-            jsgf = ("#JSGF V1.0;\ngrammar wake;\npublic <command> = "
-                    + " | ".join(f"( {p} )" for p in phrases) + ";\n")
+            phrases = self.wake_phrases()
+            alternatives = " | ".join(f"( {p} )" for p in phrases)
+            head = "public <command> = "
+            if head in listening.jsgf:
+                jsgf = listening.jsgf.replace(head, f"{head}{alternatives} | ", 1)
+                competitors = listening.phrases
+            else:  # a grammar of another shape: the wake phrases alone still work
+                jsgf = f"#JSGF V1.0;\ngrammar wake;\n{head}{alternatives};\n"
+                competitors = ()
             self._grammars[key] = RecognitionGrammar(
-                jsgf=jsgf, phrases=tuple(phrases),
-                words=frozenset(w for p in phrases for w in p.split()), key="wake")
+                jsgf=jsgf, phrases=tuple(sorted({*phrases, *competitors})),
+                words=frozenset(w for p in (*phrases, *competitors) for w in p.split()),
+                key=f"wake-{listening.key}")
         return self._grammars[key]
 
     def next_grammar(self) -> RecognitionGrammar | None:
@@ -480,7 +498,7 @@ class ListenLoop:
             hyp = self.recognizer.decode(segment.pcm, self.wake_grammar())
         except FacilitatorError:
             return False
-        if hyp is None or " ".join(hyp.text.lower().split()) not in self.wake_grammar().phrases:
+        if hyp is None or " ".join(hyp.text.lower().split()) not in self.wake_phrases():
             return False
         self.captions.heard(hyp.text)
         return True

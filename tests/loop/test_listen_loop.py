@@ -227,7 +227,7 @@ def test_wake_phrase_gates_commands(tmp_path: Path) -> None:
     assert loop.state is LoopState.DORMANT
     loop.hear(said("status", 20.0))                     # dormant again
     assert loop.discarded[-1].reason == "not-armed"
-    loop.hear(said("okay referee", 22.0))
+    loop.hear(said("hello facilitator", 22.0))
     loop.hear(said("status", 40.0))                     # after the window closed
     assert loop.discarded[-1].reason == "not-armed"
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
@@ -332,3 +332,12 @@ def test_no_early_endpointing_while_waiting_for_push_to_talk(tmp_path: Path) -> 
     assert not loop.complete(b"status")
     loop.press(0.0)
     assert loop.complete(b"status")
+
+
+def test_the_wake_grammar_holds_the_commands_as_competitors(tmp_path: Path) -> None:
+    loop, _, _ = make(tmp_path, wake_phrase=True)
+    wake = loop.wake_grammar()
+    assert set(loop.wake_phrases()) <= set(wake.phrases)
+    assert SEND in wake.phrases and "yes please" in wake.phrases
+    loop.hear(said("yes please", 1.0))          # decodes as itself: no wake, nothing done
+    assert loop.state is LoopState.DORMANT and loop.discarded[-1].reason == "not-armed"
