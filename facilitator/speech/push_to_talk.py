@@ -9,6 +9,7 @@ imported only when asked for; their absence is a clear ``OptionsError``.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import threading
 from collections.abc import Callable
@@ -53,6 +54,18 @@ def check_spec(spec: str) -> None:
         raise OptionsError(f"unknown --push-to-talk {spec!r}: key, gpio:PIN or evdev:DEVICE[:KEY_NAME]")
     if kind != "key" and not rest:
         raise OptionsError(f"--push-to-talk {kind} needs {'a pin, like gpio:17' if kind == 'gpio' else 'a device, like evdev:/dev/input/event0'}")
+
+
+def check_available(spec: str, stdin: IO[str] | None = None) -> None:
+    """OptionsError, before any game starts, when ``spec`` cannot work on this machine."""
+    check_spec(spec)
+    kind = spec.partition(":")[0]
+    if kind == "key" and not (stdin if stdin is not None else sys.stdin).isatty():
+        raise OptionsError("--push-to-talk key needs a terminal; on a service use gpio:PIN or "
+                           "evdev:DEVICE")
+    needs = {"gpio": ("gpiozero", "gpio:PIN"), "evdev": ("evdev", "evdev:DEVICE")}.get(kind)
+    if needs is not None and importlib.util.find_spec(needs[0]) is None:
+        raise OptionsError(f"--push-to-talk {needs[1]} needs {needs[0]} (pip install {needs[0]})")
 
 
 def start(spec: str, loop: Armable, stdin: IO[str] | None = None) -> Callable[[], None]:

@@ -59,9 +59,9 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
             raise OptionsError(f"--volume {args.volume} is out of range: 0.1 to 1")
         voice.volume = args.volume
     if args.push_to_talk:
-        from .push_to_talk import check_spec
+        from .push_to_talk import check_available
 
-        check_spec(args.push_to_talk)
+        check_available(args.push_to_talk)
     return voice
 
 

@@ -61,3 +61,26 @@ def test_hidden_information_needs_private_in_voice_play(tmp_path: Path, game: st
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "needs --private" in done.stderr
     assert not log.exists()                    # refused before anything was started
+
+
+@pytest.mark.parametrize("spec, complaint", [
+    ("gpio:17", "needs gpiozero"),
+    ("evdev:/dev/input/event0", "needs evdev"),
+    ("key", "needs a terminal"),
+])
+def test_push_to_talk_that_cannot_work_here_is_refused_before_the_game(
+        tmp_path: Path, spec: str, complaint: str) -> None:
+    if spec.startswith("gpio") and _importable("gpiozero") or spec.startswith("evdev") and _importable("evdev"):
+        pytest.skip(f"{spec.split(':')[0]} is installed here")
+    log = tmp_path / "log.jsonl"
+    done = run_cli(["play", "compass-code", "--input-device", "no-such-microphone", "--push-to-talk", spec,
+                    "--log", str(log)], timeout=60)   # stdin is a pipe, not a terminal
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert complaint in done.stderr
+    assert not log.exists()
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
