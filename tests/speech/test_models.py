@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import http.server
 import io
+import os
+import subprocess
+import sys
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -16,6 +19,7 @@ from facilitator.errors import ModelError
 from facilitator.speech import models
 from facilitator.speech.models import MODELS, ModelSpec, install_model
 
+ROOT = Path(__file__).resolve().parents[2]
 PARTS = ("am/final.mdl", "conf/mfcc.conf", "graph/HCLr.fst", "graph/Gr.fst", "README")
 
 
@@ -125,3 +129,31 @@ def test_no_network_is_one_clear_message_naming_the_offline_way(monkeypatch: pyt
         install_model("vosk-small-en")
     assert "cannot download" in str(caught.value) and "--from FILE.zip" in str(caught.value)
 
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "facilitator", *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, env=env, check=False)
+
+
+@pytest.mark.slow
+def test_cli_install_without_network_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A proxy on a closed port makes the download fail the way an offline machine does."""
+    env = {**os.environ, "FACILITATOR_DATA_DIR": str(tmp_path / "data"),
+           "https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
+    done = _cli("models", "install", "vosk-small-en", env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "cannot download" in lines[0] and "--from FILE.zip" in lines[0]
+
+
+@pytest.mark.slow
+def test_cli_install_from_zip_says_where_and_how_to_use_it(tmp_path: Path) -> None:
+    env = {**os.environ, "FACILITATOR_DATA_DIR": str(tmp_path / "data")}
+    done = _cli("models", "install", "vosk-small-en", "--from", str(_zip(tmp_path / "m.zip")), env=env)
+    assert done.returncode == 0, done.stderr
+    target = tmp_path / "data" / "models" / "vosk-model-small-en-us-0.15"
+    assert (target / "am" / "final.mdl").exists()
+    assert f"--vosk-model {target}" in done.stdout
+    missing = _cli("models", env=env)
+    assert missing.returncode == 2 and "models needs an action" in missing.stderr
