@@ -118,3 +118,13 @@ def test_streaming_resampler_output_does_not_depend_on_chunking(rate: int, cuts:
     chunked = np.concatenate(pieces)
     assert len(chunked) == len(whole)
     assert np.allclose(chunked, whole, atol=1e-6)
+
+
+def test_a_realtime_wav_source_paces_like_a_microphone(tmp_path: Path) -> None:
+    import time
+
+    write_wav(tmp_path / "g.wav", bytes(int(0.3 * 16000) * 2))
+    began = time.monotonic()
+    frames = list(WavSource(tmp_path / "g.wav", realtime=True, trailing_seconds=0.0).frames())
+    elapsed = time.monotonic() - began
+    assert frames and 0.2 < elapsed < 1.0

@@ -82,3 +82,26 @@ def test_broken_vosk_model_warns_once_and_pocketsphinx_answers(tmp_path: Path) -
     assert json.loads(done.stdout)["command"] == "send NESW"
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and "is not a Vosk model" in lines[0] and "using pocketsphinx" in lines[0]
+
+
+@pytest.mark.slow
+def test_a_44k1_stereo_recording_is_resampled_and_recognized(tmp_path: Path) -> None:
+    import wave
+
+    import numpy as np
+
+    from facilitator.speech.audio import Resampler, read_wav
+
+    clip = next(path for _, path, c in CLIPS if c == "check W 3")
+    mono = np.frombuffer(read_wav(clip), dtype="<i2").astype(float)
+    up = Resampler(16000, 44100).process(np.concatenate([mono, np.zeros(64)]))
+    stereo = np.stack([up, up * 0.8], axis=1).astype("<i2")
+    path = tmp_path / "is_west_in_position_three_44k1_stereo.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(44100)
+        w.writeframes(stereo.tobytes())
+    done = _recognize([path])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["command"] == "check W 3"
