@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     from .speech.commands import add_commands as add_speech_commands
 
     add_speech_commands(sub)
+    from .service_commands import add_commands as add_service_commands
+
+    add_service_commands(sub)
     return p
 
 
@@ -69,6 +72,9 @@ def _play(args: argparse.Namespace) -> int:
     from . import textplay
     from .session import Session
 
+    from .settings import apply_to_args, load
+
+    apply_to_args(load(), args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
         from .speech import voice_play
 
@@ -131,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
             from .demo import run_demo
 
             return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log)
+        from .service_commands import COMMANDS as SERVICE_COMMANDS
+
+        if args.command in SERVICE_COMMANDS:
+            from .service_commands import run_command as run_service_command
+
+            return run_service_command(args)
         from .speech.commands import COMMANDS as SPEECH_COMMANDS
 
         if args.command in SPEECH_COMMANDS:

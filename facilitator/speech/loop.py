@@ -382,6 +382,9 @@ class ListenLoop:
         """Whether the session would accept ``command`` now: an illegal command is
         refused at once rather than echoed.  Uses the pure referee; nothing is logged."""
         session = self.session
+        own = getattr(session, "acceptable", None)
+        if own is not None:   # the lobby says itself what a confirmation would do
+            return bool(own(command))
         if command.intent in LOBBY or command.intent in CONFIRMATIONS:
             return False
         if command.intent == "quit" or command.intent in session.referee.queries:

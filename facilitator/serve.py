@@ -1,0 +1,200 @@
+"""``facilitator serve``: the lobby and its games, by voice or (``--text``) by typed lines.
+
+What a Raspberry Pi at a table runs as a service: the lobby chooses or resumes a
+game, the game is played through the same session (and, by voice, the same listen
+loop) as ``facilitator play``, and at its end, or on "quit", the lobby is back.
+Every game's log is in the data directory, so a restart offers the interrupted game.
+
+Text mode reads one utterance a line on stdin and prints every announcement; EOF
+exits 0 with the game resumable.  Voice mode keeps one microphone stream, one
+recognizer and one speaker for the lobby and every game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import DeviceError, SpeechError
+from .lobby import GameStore, Lobby
+from .paths import data_dir
+from .session import Reply, Session
+from .settings import Settings
+
+
+def add_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--text", action="store_true", help="read utterances from stdin, print announcements")
+    serve.add_argument("--config", type=Path, metavar="PATH", help="settings file (default: the platform's)")
+    serve.add_argument("--data-dir", type=Path, help="the table's data directory (game logs, records)")
+    serve.add_argument("--seed", type=int, help="make the first game's draws reproducible")
+    serve.add_argument("--private", type=Path, metavar="PATH", help="append private messages here")
+    serve.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
+    serve.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
+    serve.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
+    serve.add_argument("--wake-phrase", action="store_true", default=None,
+                       help="listen for a command only after the wake phrase ('hey referee')")
+    serve.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
+                       help="listen only after a key press, a GPIO button or an input-device key")
+    serve.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute")
+    serve.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1")
+    serve.add_argument("--voice", metavar="NAME", help="espeak-ng voice name")
+
+
+def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = None,
+        out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    def warn(message: str) -> None:
+        print(f"facilitator: {message}", file=err, flush=True)
+
+    store = GameStore(data_dir(args.data_dir))
+    if args.text:
+        lobby = Lobby(store, settings, seed=args.seed, private_path=args.private, warn=warn)
+        return run_text(lobby, stdin if stdin is not None else sys.stdin.buffer, out)
+    lobby = Lobby(store, settings, seed=args.seed, private_path=args.private,
+                  needs_private_check=True, warn=warn)
+    return run_voice(lobby, args, out, err, warn)
+
+
+def _show(reply: Reply, out: IO[str]) -> None:
+    for line in reply.public:
+        out.write(line + "\n")
+    out.flush()
+
+
+def run_text(lobby: Lobby, stream: IO[bytes], out: IO[str]) -> int:
+    """The lobby and its games on typed lines, until "quit" in the lobby or EOF."""
+    from .textplay import lines_of
+
+    lines = (line.strip() for line in lines_of(stream))
+    said = (line for line in lines if line and not line.startswith("#"))
+    _show(lobby.opening(), out)
+    while True:
+        for text in said:
+            _show(lobby.handle(text), out)
+            if lobby.over:
+                break
+        if not lobby.over or lobby.closed:
+            return 0
+        session = lobby.take()
+        try:
+            finished = _play_text(session, said, out)
+        finally:
+            session.log.close()
+        if not finished:
+            return 0   # EOF mid-game: the log is complete and the next start offers it
+        _show(lobby.back(session), out)
+
+
+def _play_text(session: Session, said: Iterator[str], out: IO[str]) -> bool:
+    """Play typed lines until the game ends or "quit" (True), or EOF (False)."""
+    if session.over:
+        return True
+    for text in said:
+        reply = session.handle(text)
+        _show(reply, out)
+        if session.over or reply.quit:
+            return True
+    return False
+
+
+class _KeptOpen:
+    """The microphone stays open across the lobby and its games (a loop closes its source)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def frames(self) -> Any:
+        return self.source.frames()
+
+    def close(self) -> None:
+        return None
+
+
+def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str],
+              warn: Callable[[str], None]) -> int:
+    """The lobby and its games by voice; with no microphone or speaker, by typed lines."""
+    from .speech import tts
+    from .speech.audio import MicSource, find_device
+    from .speech.base import VoiceSettings
+    from .speech.endpoint import Endpointer
+    from .speech.loop import ListenLoop, LoopSettings, StreamCaptions
+    from .speech.recognize import make_recognizer
+
+    voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
+                          volume=args.volume if args.volume is not None else VoiceSettings.volume,
+                          voice=args.voice)
+    try:
+        find_device(args.input_device, "input")
+        speaker = tts.SoundSpeaker(voice, device=args.output_device)
+    except (DeviceError, SpeechError) as exc:
+        print(f"facilitator: {exc}; continuing in text mode: type each command on a line", file=err)
+        return run_text(lobby, sys.stdin.buffer, out)
+    recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn)
+    try:
+        mic = MicSource(device=args.input_device)
+    except DeviceError as exc:
+        speaker.synthesizer.close()
+        print(f"facilitator: {exc}; continuing in text mode: type each command on a line", file=err)
+        return run_text(lobby, sys.stdin.buffer, out)
+    source = _KeptOpen(mic)
+    gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
+    captions = StreamCaptions(out)
+
+    def loop_for(session: Any) -> ListenLoop:
+        return ListenLoop(session, recognizer, speaker, voice, captions, gate,
+                          wall_clock=time.monotonic, warn=warn)
+
+    relay = _Relay()
+    stop_ptt: Callable[[], None] = _nothing
+    try:
+        if args.push_to_talk:
+            from .speech import push_to_talk
+
+            stop_ptt = push_to_talk.start(args.push_to_talk, relay)
+        opening = lobby.opening().public
+        while True:
+            relay.loop = loop_for(lobby)
+            relay.loop.announce(opening)
+            relay.loop.run_audio(source, Endpointer(complete=relay.loop.complete))
+            if not lobby.over or lobby.closed:
+                return 0
+            session = lobby.take()
+            relay.loop = loop_for(session)
+            relay.loop.announce(list(lobby.last_public))
+            try:
+                relay.loop.run_audio(source, Endpointer(complete=relay.loop.complete))
+            finally:
+                session.log.close()
+            opening = lobby.back(session).public
+    finally:
+        stop_ptt()
+        mic.close()
+        speaker.synthesizer.close()
+
+
+def _nothing() -> None:
+    return None
+
+
+class _Relay:
+    """Push-to-talk is started once; its presses go to whichever loop runs now."""
+
+    loop: Any = None
+
+    def press(self, t: float | None = None) -> None:
+        if self.loop is not None:
+            self.loop.press(t)
+
+    def release(self, t: float | None = None) -> None:
+        if self.loop is not None:
+            self.loop.release(t)
+
+    def submit_text(self, line: str) -> None:
+        if self.loop is not None:
+            self.loop.submit_text(line)

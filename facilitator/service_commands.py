@@ -1,0 +1,130 @@
+"""The commands of a table left running: ``serve``, ``settings``, ``doctor``, ``install-service``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import settings as settings_mod
+from .errors import OptionsError
+
+COMMANDS = ("serve", "settings", "doctor", "install-service")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from .serve import add_arguments as add_serve_arguments
+
+    serve = sub.add_parser("serve", help="the lobby: choose, play and resume games by voice (or --text)")
+    add_serve_arguments(serve)
+
+    st = sub.add_parser("settings", help="the settings file: show, path, init, check")
+    st.add_argument("action", choices=("show", "path", "init", "check"))
+    st.add_argument("--config", type=Path, metavar="PATH", help="this settings file instead")
+    st.add_argument("--force", action="store_true", help="init: replace an existing file")
+
+    doc = sub.add_parser("doctor", help="check microphone, speaker, espeak-ng, recognizer, data, memory")
+    doc.add_argument("--config", type=Path, metavar="PATH", help="settings file (default: the platform's)")
+    doc.add_argument("--data-dir", type=Path, help="the table's data directory")
+    doc.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
+    doc.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
+    doc.add_argument("--vosk-model", type=Path, metavar="DIR", help="check this Vosk model")
+    doc.add_argument("--seconds", type=float, default=None, metavar="S",
+                     help="how long the level meter listens (default 3)")
+    doc.add_argument("--quiet", action="store_true", help="do not play the test phrase or listen")
+
+    svc = sub.add_parser("install-service", help="write and enable a systemd user unit that runs serve")
+    svc.add_argument("--print", dest="print_only", action="store_true",
+                     help="show the unit without installing it")
+    svc.add_argument("--config", type=Path, metavar="PATH", help="settings file the service uses")
+    svc.add_argument("--data-dir", type=Path, help="data directory the service uses")
+
+
+def load_settings(path: Path | None) -> settings_mod.Settings:
+    return settings_mod.load(path)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        from .serve import run
+
+        loaded = load_settings(args.config)
+        settings_mod.apply_to_args(loaded, args)
+        if args.push_to_talk:
+            from .speech.push_to_talk import check_spec
+
+            check_spec(args.push_to_talk)
+        return run(args, loaded)
+    if args.command == "settings":
+        return _settings(args)
+    if args.command == "doctor":
+        return _doctor(args)
+    if args.command == "install-service":
+        return _install_service(args)
+    raise OptionsError(f"unknown command {args.command!r}")
+
+
+def _settings(args: argparse.Namespace) -> int:
+    path = args.config or settings_mod.default_path()
+    if args.action == "path":
+        print(path)
+        return 0
+    if args.action == "init":
+        if path.exists() and not args.force:
+            raise OptionsError(f"{path} exists; use --force to replace it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(settings_mod.TEMPLATE, encoding="utf-8")
+        settings_mod.load(path)   # the template itself must be valid
+        print(f"wrote {path}")
+        return 0
+    loaded = settings_mod.load(path)
+    if args.action == "check":
+        print(f"{path}: valid" if path.exists() else f"{path}: no file; defaults are used")
+        return 0
+    print(f"# {path}" + ("" if path.exists() else " (no file: these are the defaults)"))
+    sys.stdout.write(settings_mod.render(loaded))
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .doctor import Doctor, SystemMachine, report, show
+    from .grammar import load_grammar
+    from .paths import data_dir
+    from .speech.base import VoiceSettings
+
+    path = args.config or settings_mod.default_path()
+    problem = None
+    try:
+        loaded = settings_mod.load(path)
+    except settings_mod.SettingsError as exc:
+        problem = str(exc)
+        loaded = settings_mod.Settings()
+    settings_mod.apply_to_args(loaded, args)
+    voice = VoiceSettings(rate_wpm=loaded.speech.rate_wpm, volume=loaded.speech.volume,
+                          voice=loaded.speech.voice)
+    doctor = Doctor(SystemMachine(voice), settings_path=path, data_directory=data_dir(args.data_dir),
+                    input_device=args.input_device, output_device=args.output_device,
+                    vosk_model=args.vosk_model, settings_problem=problem,
+                    level_seconds=args.seconds or 3.0,
+                    test_phrase=load_grammar("lobby").responses["doctor-test"],
+                    listen=not args.quiet, speak=not args.quiet)
+    checks = doctor.checks(progress=lambda check: show(check, sys.stdout))
+    return report(checks, sys.stdout)
+
+
+def _install_service(args: argparse.Namespace) -> int:
+    from . import service
+
+    text = service.unit_text(service.executable(), config=args.config.resolve() if args.config else None,
+                             data_dir=args.data_dir.resolve() if args.data_dir else None)
+    if args.print_only:
+        sys.stdout.write(text)
+        return 0
+    loaded = settings_mod.load(args.config)
+    if loaded.listening.gate == "push-to-talk" and loaded.listening.push_to_talk == "key":
+        print("facilitator: note: push-to-talk 'key' needs a terminal; a service needs "
+              "listening.push_to_talk = \"gpio:PIN\" or \"evdev:DEVICE\"", file=sys.stderr)
+    done = service.install(text, service.unit_path())
+    for note in done.notes:
+        print(note)
+    return 0
