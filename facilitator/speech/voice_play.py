@@ -143,9 +143,9 @@ def _nothing() -> None:
 def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> Any:
     from . import tts
 
-    if args.speech_out is not None:
-        return tts.FileSpeaker(args.speech_out, voice)
     try:
+        if args.speech_out is not None:
+            return tts.FileSpeaker(args.speech_out, voice)
         return tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
         if args.audio_in is None:
