@@ -26,6 +26,10 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
     play.add_argument("--resume", type=Path, metavar="LOG", help="continue the game logged in LOG")
     play.add_argument("--private", type=Path, metavar="PATH", help="append private messages here")
+    play.add_argument("--screens", action="store_true",
+                      help="serve the table screen and private seat screens (a local web app)")
+    play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
+    play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
     play.add_argument("--data-dir", type=Path, help="the table's data directory")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")
@@ -90,7 +94,7 @@ def _play(args: argparse.Namespace) -> int:
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
         session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
-        if not args.text:
+        if not args.text and not args.screens:
             voice_play.check_private(session.referee.name, voice_play.resumed_options(session), args.private)
         for note in notes:
             print(f"facilitator: {note}", file=sys.stderr)
@@ -99,11 +103,15 @@ def _play(args: argparse.Namespace) -> int:
         if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
         options = _options(args)
-        if not args.text:
+        if not args.text and not args.screens:
             voice_play.check_private(find_game(args.game).name, options, args.private)
         session, reply = Session.start(args.game, players=args.players, names=names, seed=args.seed,
                                        options=options, log_path=args.log,
                                        private_path=args.private)
+    if args.screens:
+        from .screens.play import play_with_screens
+
+        return play_with_screens(session, reply, args)
     if not args.text:
         return voice_play.run(session, reply, args)
     textplay.show(reply, sys.stdout)

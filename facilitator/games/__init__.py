@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..errors import IllegalCommandError, OptionsError
-from ..events import Event
+from ..events import Audience, Event
 from ..grammar import Command, RuntimeLists
 from ..phrases import Phrasebook
 
@@ -99,6 +99,16 @@ class Referee(Generic[S]):
 
     def private_text(self, state: S, event: Event, phrases: Phrasebook) -> str | None:
         """The text a private event shows its audience."""
+        return None
+
+    def seat_audiences(self, state: S, seat: int) -> frozenset[Audience]:
+        """The private audiences ``seat`` reads now: the seat itself, plus any role it
+        holds at this moment (Compass Code's keeper, a Two Windows informant team)."""
+        return frozenset({seat})
+
+    def private_view(self, state: S, audience: Audience) -> dict[str, Any] | None:
+        """What ``audience`` privately knows now, as JSON values, derived from the state
+        (so a private screen opened late still shows everything); None: nothing."""
         return None
 
     def replay(self, events: Sequence[Event]) -> S:

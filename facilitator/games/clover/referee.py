@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...errors import IllegalCommandError, OptionsError
-from ...events import Event
+from ...events import Audience, Event
 from ...grammar import Command, RuntimeLists
 from ...phrases import Phrasebook
 from .. import Referee
@@ -625,6 +625,18 @@ class Clover(Referee[State]):
                 lines.append(phrases.say("cl-record-stands", record=event["record"]))
             return lines
         return []
+
+    # -- private screens ------------------------------------------------------------
+    def private_view(self, state: State, audience: Audience) -> dict[str, Any] | None:
+        """A seat's own board, the two words each clue zone ties, and its accepted clues."""
+        if isinstance(audience, str) or audience not in state.boards:
+            return None
+        board = state.boards[audience]
+        clues = state.clues.get(audience, {})
+        return {"seat": audience, "board": board_to_json(board),
+                "zones": {z.value: list(zone_words(board, z)) for z in ZONES},
+                "clues": {z.value: clues[z] for z in ZONES if z in clues},
+                "writing": state.phase == CLUES}
 
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         t = event.type

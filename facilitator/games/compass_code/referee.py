@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from ...errors import IllegalCommandError, OptionsError
-from ...events import Event
+from ...events import Audience, Event
 from ...grammar import Command
 from ...phrases import Phrasebook
 from .. import Referee
@@ -351,6 +351,27 @@ class CompassCode(Referee[State]):
         if t == "voyage-ended":
             return [phrases.say(f"cc-voyage-{event['outcome']}", solved=event["solved_legs"], legs=LEGS)]
         return []
+
+    # -- private screens ------------------------------------------------------------
+    def seat_audiences(self, state: State, seat: int) -> frozenset[Audience]:
+        """A seat reads its own messages, and the keeper's while it keeps this leg."""
+        return frozenset({seat, "keeper"}) if state.keeper == seat else frozenset({seat})
+
+    def private_view(self, state: State, audience: Audience) -> dict[str, Any] | None:
+        """The keeper's card: this leg's route and the A / C / - marks of every guess."""
+        if audience != "keeper" or state.route is None:
+            return None
+        guesses, number = [], 1
+        for s in state.scored:
+            guesses.append({"guess": number, "route": s.route, "marks": marks(s.route, state.route),
+                            "anchors": s.anchors, "clockwise": s.clockwise, "corrected": s.corrected})
+            number += 0 if s.corrected else 1
+        pending = None
+        if state.pending is not None:
+            pending = {"guess": state.guess, "route": state.pending,
+                       "marks": marks(state.pending, state.route)}
+        return {"leg": state.leg, "route": state.route, "card": state.card, "keeper": state.keeper,
+                "guesses": guesses, "pending": pending, "recount": state.flagged}
 
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         t = event.type

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import IllegalCommandError, OptionsError
-from ...events import Event
+from ...events import Audience, Event
 from ...grammar import Command, RuntimeLists
 from ...phrases import Phrasebook
 from .. import Referee
@@ -34,7 +34,7 @@ from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
 from .names import match_name
 from .record import ALL_PACKETS, choose_from_record, updated_record
 from .scoring import points_for
-from .teams import ROUNDS, TEAMS, lineup, members
+from .teams import ROUNDS, TEAMS, lineup, members, team_of
 
 PRACTICE_PACKET = 0
 HOLDERS = ("a", "b")
@@ -393,6 +393,25 @@ class TwoWindows(Referee[State]):
             key = "tw-practice-ended" if state.practice else "tw-game-ended"
             return [phrases.say(key, points=event["points"], possible=event["possible"])]
         return []
+
+    # -- private screens ------------------------------------------------------------
+    def seat_audiences(self, state: State, seat: int) -> frozenset[Audience]:
+        """Every member of an informant team reads its report this round."""
+        held: set[Audience] = {seat}
+        if state.round and not state.over:
+            team = team_of(seat).value
+            held |= {h for h, holder in zip(HOLDERS, (state.a_team, state.b_team)) if holder == team}
+        return frozenset(held)
+
+    def private_view(self, state: State, audience: Audience) -> dict[str, Any] | None:
+        """An informant's report this round and the fact it locked (None until locked)."""
+        if audience not in HOLDERS or state.packet is None or state.over:
+            return None
+        holder = str(audience)
+        return {"round": state.round, "packet": state.packet, "report": holder.upper(),
+                "team": state.a_team if holder == "a" else state.b_team,
+                "facts": list(self.packet(state).report(holder)), "locked": state.locked(holder),
+                "revealed": state.stage > 0}
 
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         if event.type == "report-dealt":

@@ -1,0 +1,255 @@
+"""The screens' web app: routes, access checks and live updates (server-sent events).
+
+Routes:
+
+* ``GET /table/{key}`` sets the table cookie and opens ``/table`` (the key is printed
+  by ``play``); ``/table``, its events and its commands need that cookie.
+* ``GET /join/{token}``: the first device holds the seat (HttpOnly cookie) and goes
+  to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
+* ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
+  holding seat n.  A refused request gets a page saying why and nothing private.
+* ``POST /table/release/{n}`` frees a seat; ``POST /table/command`` moves Clover cards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import controls as ctl
+from .hub import Hub
+from .seats import TABLE_COOKIE, Seats, cookie_name
+from .views import labels, seat_view, table_view
+
+#: how often a live stream looks for changes, and sends a keep-alive comment
+POLL_SECONDS = 0.1
+KEEPALIVE_SECONDS = 15.0
+MAX_FORM_BYTES = 4096
+#: the parts of a seat screen a live update may replace, and their templates
+SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
+                "messages": "seat_messages.html", "said": "said.html"}
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("facilitator.screens", "templates"),
+                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
+    env.globals["L"] = labels()
+    return env
+
+
+class Screens:
+    """The app and what it serves from: the hub (session) and the seats."""
+
+    def __init__(self, hub: Hub, seats: Seats) -> None:
+        self.hub = hub
+        self.seats = seats
+        self.env = _environment()
+        self.closing = False
+        static = StaticFiles(packages=[("facilitator.screens", "static")])
+        self.app = Starlette(routes=[
+            Route("/", self.home),
+            Route("/table/{key}", self.open_table),
+            Route("/table", self.table),
+            Route("/table-live", self.table_events),
+            Route("/table-command", self.table_command, methods=["POST"]),
+            Route("/table-release/{seat:int}", self.release, methods=["POST"]),
+            Route("/join", self.join_code, methods=["GET", "POST"]),
+            Route("/join/{token}", self.join),
+            Route("/seat/{seat:int}", self.seat),
+            Route("/seat/{seat:int}/events", self.seat_events),
+            Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
+            Mount("/static", static, name="static"),
+        ])
+
+    # -- rendering ---------------------------------------------------------------------
+    def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
+        html = self.env.get_template(template).render(**context)
+        return HTMLResponse(html, status_code=http_status, headers=_NO_STORE)
+
+    def refused(self, reason: str, http_status: int = 403) -> HTMLResponse:
+        return self.render("refused.html", http_status, reason=reason)
+
+    # -- the table ---------------------------------------------------------------------
+    async def home(self, request: Request) -> Response:
+        return self.render("home.html")
+
+    def _is_table(self, request: Request) -> bool:
+        return self.seats.is_table(request.cookies.get(TABLE_COOKIE))
+
+    async def open_table(self, request: Request) -> Response:
+        if not self.seats.is_table(request.path_params["key"]):
+            return self.refused("refused-table", 404)
+        response = RedirectResponse("/table", status_code=303)
+        _set_cookie(response, TABLE_COOKIE, self.seats.table_key)
+        return response
+
+    def _table_context(self, request: Request) -> dict[str, Any]:
+        return table_view(self.hub, self.seats, str(request.base_url))
+
+    async def table(self, request: Request) -> Response:
+        if not self._is_table(request):
+            return self.refused("refused-table")
+        return self.render("table.html", **self._table_context(request))
+
+    async def table_events(self, request: Request) -> Response:
+        if not self._is_table(request):
+            return self.refused("refused-table")
+        return self._stream(request, lambda: self._table_regions(request))
+
+    def _table_regions(self, request: Request) -> dict[str, str]:
+        context = self._table_context(request)
+        return {"live": self.env.get_template("table_live.html").render(**context),
+                "said": self.env.get_template("said.html").render(**context)}
+
+    async def table_command(self, request: Request) -> Response:
+        if not self._is_table(request):
+            return self.refused("refused-table")
+        values = await _form(request)
+        with self.hub.lock:
+            control = ctl.find(ctl.table_controls(self.hub.session), values.get("control", ""))
+            return await self._run(request, control, values, "/table", frozenset())
+
+    async def release(self, request: Request) -> Response:
+        if not self._is_table(request):
+            return self.refused("refused-table")
+        if self.seats.release(request.path_params["seat"]):
+            self.hub.touch()
+        return _done(request, "/table", {"released": request.path_params["seat"]})
+
+    # -- joining -----------------------------------------------------------------------
+    async def join(self, request: Request) -> Response:
+        return self._claim(request.path_params["token"])
+
+    async def join_code(self, request: Request) -> Response:
+        if request.method == "GET":
+            return self.render("join.html")
+        values = await _form(request)
+        token = self.seats.token_of_code(values.get("code", ""))
+        if token is None:
+            return self.refused("refused-token", 404)
+        return self._claim(token)
+
+    def _claim(self, token: str) -> Response:
+        if self.seats.seat_of_token(token) is None:
+            return self.refused("refused-token", 404)
+        claimed = self.seats.claim(token)
+        if claimed is None:
+            return self.refused("refused-held", 409)
+        seat, holder = claimed
+        self.hub.touch()
+        response = RedirectResponse(f"/seat/{seat.number}", status_code=303)
+        _set_cookie(response, cookie_name(seat.number), holder)
+        return response
+
+    # -- a seat ------------------------------------------------------------------------
+    def _holds(self, request: Request) -> int | None:
+        number = int(request.path_params["seat"])
+        return number if self.seats.holds(number, request.cookies.get(cookie_name(number))) else None
+
+    async def seat(self, request: Request) -> Response:
+        number = self._holds(request)
+        if number is None:
+            return self.refused("refused-seat")
+        return self.render("seat.html", **seat_view(self.hub, number))
+
+    async def seat_events(self, request: Request) -> Response:
+        number = self._holds(request)
+        if number is None:
+            return self.refused("refused-seat")
+
+        def regions() -> dict[str, str]:
+            if not self.seats.holds(number, request.cookies.get(cookie_name(number))):
+                raise _Released
+            context = seat_view(self.hub, number)
+            return {region: self.env.get_template(name).render(**context)
+                    for region, name in SEAT_REGIONS.items()}
+        return self._stream(request, regions)
+
+    async def seat_command(self, request: Request) -> Response:
+        number = self._holds(request)
+        if number is None:
+            return self.refused("refused-seat")
+        values = await _form(request)
+        with self.hub.lock:
+            control = ctl.find(ctl.seat_controls(self.hub.session, number), values.get("control", ""))
+            audiences = self.hub.session.referee.seat_audiences(self.hub.session.state, number)
+            return await self._run(request, control, values, f"/seat/{number}", audiences)
+
+    # -- shared ------------------------------------------------------------------------
+    async def _run(self, request: Request, control: ctl.Control | None, values: dict[str, str],
+                   back: str, audiences: frozenset[Any]) -> Response:
+        """Send a control's command through the session (the caller holds the hub lock)."""
+        text = control.command(values) if control is not None else None
+        if text is None:
+            return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
+                else RedirectResponse(back, status_code=303)
+        reply = self.hub.submit(text)
+        mine = [line["text"] for line in reply.private if line["audience"] in audiences]
+        return _done(request, back, {"command": text, "accepted": reply.accepted,
+                                     "public": reply.public, "private": mine})
+
+    def _stream(self, request: Request, regions: Callable[[], dict[str, str]]) -> Response:
+        async def events() -> AsyncIterator[str]:
+            seen, idle = -1, 0.0
+            while not self.closing:
+                if self.hub.version != seen:
+                    seen = self.hub.version
+                    try:
+                        payload = regions()
+                    except _Released:
+                        yield "event: released\ndata: {}\n\n"
+                        return
+                    yield f"data: {json.dumps({'version': seen, 'regions': payload})}\n\n"
+                    idle = 0.0
+                elif idle >= KEEPALIVE_SECONDS:
+                    yield ": keep-alive\n\n"
+                    idle = 0.0
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(POLL_SECONDS)
+                idle += POLL_SECONDS
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={**_NO_STORE, "X-Accel-Buffering": "no"})
+
+
+class _Released(Exception):
+    """The seat was released while its screen was open."""
+
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _set_cookie(response: Response, name: str, value: str) -> None:
+    response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
+
+
+def _wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+def _done(request: Request, back: str, body: dict[str, Any]) -> Response:
+    if _wants_json(request):
+        return JSONResponse(body, headers=_NO_STORE)
+    return RedirectResponse(back, status_code=303)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The posted fields (url-encoded), bounded in size; anything else is empty."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return {}
+    from urllib.parse import parse_qsl
+
+    try:
+        return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+    except UnicodeDecodeError:
+        return {}

@@ -1,0 +1,152 @@
+"""The one place screens meet the session: a lock, what was announced, and each
+audience's private messages.
+
+Every caller of the session (stdin, the voice loop, web buttons) goes through
+``SharedSession``: one ``threading.RLock`` serialises them, and every reply is
+recorded for the screens after the session has logged it (invariant 3 holds: the
+session still appends and fsyncs before anything is shown).  The hub only reads
+replies; the session stays the only writer of the log.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..events import Audience, Event
+from ..grammar import Command
+from ..log import read_log
+from ..session import Reply, Session
+
+#: announcements kept for the table screen (the newest last)
+KEPT_ANNOUNCEMENTS = 200
+
+
+@dataclass(frozen=True)
+class PrivateLine:
+    """One private message: its log envelope (type, seq, audience, fields) and text."""
+
+    audience: Audience
+    seq: int
+    type: str
+    text: str
+
+
+class Hub:
+    """Announcements, private messages and a change counter the screens wait on."""
+
+    def __init__(self, session: Session, opening: Reply) -> None:
+        self.session = session
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self.version = 0
+        self.announcements: list[str] = []
+        #: announcements ever made (numbers the kept ones for the screens' append-only logs)
+        self.announced = 0
+        self.private: list[PrivateLine] = []
+        self.shared = SharedSession(session, self)
+        self._load_history(opening)
+
+    # -- history -------------------------------------------------------------------
+    def _load_history(self, opening: Reply) -> None:
+        """Private messages since the game began: from the opening reply, or, for a
+        resumed game, by folding the log again (pure referee calls, nothing written)."""
+        path = self.session.log.path
+        events: list[Event] = []
+        if path is not None and path.exists():
+            events = read_log(path).events
+        if len(events) > 1 and not any(line.get("type") == "game-started" for line in opening.logged):
+            self.private = private_history(self.session, events)
+        else:
+            self._take_private(opening.private)
+        self.announcements = list(opening.public)
+        self.announced = len(self.announcements)
+
+    def _take_private(self, lines: Sequence[dict[str, Any]]) -> None:
+        for line in lines:
+            self.private.append(PrivateLine(line["audience"], int(line["seq"]), str(line["type"]),
+                                            str(line["text"])))
+
+    # -- recording -------------------------------------------------------------------
+    def record(self, reply: Reply) -> None:
+        """Take one reply's public lines and private messages; wake the screens."""
+        with self._changed:
+            self.announcements.extend(reply.public)
+            self.announced += len(reply.public)
+            del self.announcements[:-KEPT_ANNOUNCEMENTS]
+            self._take_private(reply.private)
+            self.touch()
+
+    def touch(self) -> None:
+        """Something the screens show changed (a reply, a seat joined or released)."""
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        """Block until ``version`` passes ``seen`` or ``timeout`` seconds go by."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != seen, timeout)
+            return self.version
+
+    def private_for(self, audiences: frozenset[Audience]) -> list[PrivateLine]:
+        with self.lock:
+            return [line for line in self.private if line.audience in audiences]
+
+    def numbered_announcements(self, count: int) -> list[tuple[int, str]]:
+        """The last ``count`` announcements with their running numbers (1 = the first)."""
+        with self.lock:
+            kept = self.announcements[-count:]
+            first = self.announced - len(kept) + 1
+            return list(enumerate(kept, first))
+
+    def submit(self, text: str) -> Reply:
+        """A clicked command: the same canonical text a player would type."""
+        return self.shared.handle(text)
+
+
+class SharedSession:
+    """The session behind one lock; replies are recorded for the screens.
+
+    It forwards everything else to the session, so the text and voice loops take it
+    in the session's place."""
+
+    def __init__(self, session: Session, hub: Hub) -> None:
+        self._session = session
+        self._hub = hub
+
+    def handle(self, text: str) -> Reply:
+        with self._hub.lock:
+            reply = self._session.handle(text)
+            self._hub.record(reply)
+        return reply
+
+    def execute(self, command: Command) -> Reply:
+        with self._hub.lock:
+            reply = self._session.execute(command)
+            self._hub.record(reply)
+        return reply
+
+    @property
+    def over(self) -> bool:
+        return self._session.over
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+def private_history(session: Session, events: Sequence[Event]) -> list[PrivateLine]:
+    """Every private message of a logged game, as the live game showed it."""
+    referee = session.referee
+    state = referee.initial(events[0])
+    out: list[PrivateLine] = []
+    for seq, event in enumerate(events[1:], 2):
+        state = referee.evolve(state, event)
+        if event.public:
+            continue
+        text = referee.private_text(state, event, session.phrases)
+        if text is not None:
+            out.append(PrivateLine(event.audience, seq, event.type, text))
+    return out

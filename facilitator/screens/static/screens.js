@@ -1,0 +1,100 @@
+// Live screens without a build step: server-sent events replace the regions whose
+// HTML changed; append-only logs (data-append) get only their new items, so a screen
+// reader hears each announcement once.  Forms post in the background; the reply's
+// private lines (or public ones) show next to the form at once.
+"use strict";
+(function () {
+  const last = {};
+  let picked = null;
+  const action = () => (document.body.classList.contains("table") ? "/table-command" : null);
+
+  function focusKey() {
+    const el = document.activeElement;
+    return el && el.id ? el.id : null;
+  }
+
+  function apply(name, html) {
+    if (last[name] === html) return;
+    last[name] = html;
+    const region = document.getElementById("region-" + name);
+    if (!region) return;
+    const fresh = document.createElement("div");
+    fresh.innerHTML = html;
+    const oldLog = region.querySelector("[data-append]");
+    const newLog = fresh.querySelector("[data-append]");
+    if (oldLog && newLog) {
+      const seen = Math.max(0, ...Array.from(oldLog.children, (li) => Number(li.dataset.n) || 0));
+      for (const li of Array.from(newLog.children)) {
+        if ((Number(li.dataset.n) || 0) > seen) oldLog.appendChild(li);
+      }
+      oldLog.scrollTop = oldLog.scrollHeight;
+      return;
+    }
+    const focused = focusKey();
+    const typed = {};
+    region.querySelectorAll("input[id]").forEach((i) => { typed[i.id] = i.value; });
+    region.innerHTML = html;
+    region.querySelectorAll("input[id]").forEach((i) => { if (typed[i.id]) i.value = typed[i.id]; });
+    if (focused) { const el = document.getElementById(focused); if (el) el.focus(); }
+    picked = null;
+  }
+
+  function connect() {
+    const url = document.body.dataset.live;
+    if (!url || !window.EventSource) return;
+    const source = new EventSource(url);
+    source.onmessage = (e) => {
+      const data = JSON.parse(e.data);
+      for (const [name, html] of Object.entries(data.regions)) apply(name, html);
+      document.body.dataset.version = data.version;
+    };
+    source.addEventListener("released", () => { source.close(); window.location.reload(); });
+  }
+
+  function show(form, text) {
+    const spot = (form && form.querySelector("[data-feedback]")) || document.getElementById("feedback");
+    if (spot) spot.textContent = text;
+  }
+
+  async function post(url, body, form) {
+    const response = await fetch(url, { method: "POST", body: body, credentials: "same-origin",
+      headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
+    if (response.redirected || !response.ok) {
+      if (response.status === 403) window.location.reload();
+      return;
+    }
+    const reply = await response.json();
+    const lines = (reply.private && reply.private.length ? reply.private : reply.public) || [];
+    show(form, lines.join(" "));
+  }
+
+  document.addEventListener("submit", (e) => {
+    const form = e.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("control")) return;
+    e.preventDefault();
+    const body = new URLSearchParams(new FormData(form, e.submitter));
+    post(form.getAttribute("action"), body, form);
+    if (form.classList.contains("clue")) { const i = form.querySelector("input[name=clue]"); if (i) i.select(); }
+  });
+
+  // The Clover board by touch: pick a card, then a slot; the turn buttons turn it.
+  document.addEventListener("click", (e) => {
+    const target = e.target instanceof Element ? e.target.closest("button") : null;
+    const url = action();
+    if (!target || !url) return;
+    if (target.dataset.card) {
+      const same = picked === target.dataset.card;
+      document.querySelectorAll("button[data-card]").forEach((b) => b.setAttribute("aria-pressed", "false"));
+      picked = same ? null : target.dataset.card;
+      if (picked) target.setAttribute("aria-pressed", "true");
+    } else if (target.dataset.slot && picked) {
+      post(url, new URLSearchParams({ control: "place", card: picked, slot: target.dataset.slot }), null);
+      picked = null;
+    } else if (target.dataset.turn) {
+      post(url, new URLSearchParams({ control: "turn", card: target.dataset.turn }), null);
+    }
+  });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect);
+  else connect();
+})();
