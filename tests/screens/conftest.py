@@ -1,0 +1,68 @@
+"""Fixtures for the screens: a server on a free loopback port, and Debian's chromium.
+
+Browser tests drive /usr/bin/chromium headless through Playwright for Python (its
+own browser download cannot work here; ``.ci/setup`` installs chromium).  Each
+test starts its own server and stops it; Playwright gives every launch a fresh
+temporary profile, and each device is its own browser context (its own cookies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from facilitator.screens import ScreenServer, ScreenSettings
+from facilitator.session import Session
+from facilitator.table_data import TableData
+
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
+    servers: list[ScreenServer] = []
+
+    def start(game: str, **kwargs: Any) -> ScreenServer:
+        table = TableData(tmp_path / "data")
+        session, opening = Session.start(game, log_path=tmp_path / f"{game}.jsonl", table=table, **kwargs)
+        server = ScreenServer(session, opening, ScreenSettings(port=0)).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+        server.hub.session.log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("browser tests need Debian's chromium at /usr/bin/chromium (.ci/setup installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def device(browser: Any) -> Iterator[Callable[..., Any]]:
+    """A new device (its own cookies): ``device(width=390)`` returns a page."""
+    contexts: list[Any] = []
+
+    def new(width: int = 390, height: int = 844) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(WAIT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield new
+    for context in contexts:
+        context.close()

@@ -1,0 +1,80 @@
+"""A Compass Code leg on real screens: join by token, the captain sends from a phone,
+the human keeper's marks update live, a wrong total is flagged privately (never on
+the table), the corrected totals score as a free clue (the same captain proposes
+again), and the keeper's screen moves with the leg."""
+
+from __future__ import annotations
+
+import pytest
+from screens.screen_support import WAIT_MS, screenshot
+
+pytestmark = pytest.mark.slow
+
+
+def join(device, table, seat: int):
+    href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
+    page = device()
+    page.goto(href)
+    page.wait_for_url(f"**/seat/{seat}")
+    return page
+
+
+def test_compass_leg_with_human_keeper(start_server, device):
+    from playwright.sync_api import expect
+
+    # rules example routes: leg 1 hides E S N W; a guess N E S W scores C C - A (1 anchor, 2 clockwise)
+    server = start_server("compass-code", players=3, seed=5,
+                          options={"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]})
+    table = device(width=1280, height=900)
+    table.goto(server.table_url)
+    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator(".seat-card")).to_have_count(3)
+    screenshot(table, "table-compass-start")
+
+    keeper = join(device, table, 1)
+    captain = join(device, table, 2)
+    expect(keeper.locator(".route")).to_have_text("E S N W")
+    expect(captain.locator("#region-prompt")).to_contain_text("captain")
+    expect(captain.locator(".route")).to_have_count(0)        # the captain never sees the route
+
+    for field, direction in zip("abcd", "NESW"):
+        captain.select_option(f"#send-{field}", direction)
+    captain.click("#do-send")
+    expect(keeper.locator("table.marks tr.pending .mark")).to_have_text("C C – A", timeout=WAIT_MS)
+    expect(keeper.locator("#region-prompt")).to_contain_text("totals")
+    expect(table.locator(".said")).to_contain_text("Guess 1 is N E S W")
+
+    keeper.select_option("#feedback-anchors", "0")
+    keeper.select_option("#feedback-clockwise", "2")
+    keeper.click("#do-feedback")
+    expect(keeper.locator(".alert")).to_contain_text("Recount")
+    expect(keeper.locator(".messages")).to_contain_text("Recount guess 1")
+    screenshot(keeper, "seat-compass-keeper-recount")
+    expect(table.locator("body")).not_to_contain_text("Recount")
+    expect(table.locator("body")).not_to_contain_text("E S N W")
+
+    keeper.select_option("#feedback-anchors", "1")
+    keeper.select_option("#feedback-clockwise", "2")
+    keeper.click("#do-feedback")
+    expect(table.locator(".said")).to_contain_text("1 anchor")
+    expect(keeper.locator(".alert")).to_have_count(0)
+    expect(keeper.locator("table.marks tbody tr").first.locator(".mark")).to_have_text("C C – A")
+    screenshot(captain, "seat-compass-captain")
+
+    # a corrected total is a free clue: the same captain proposes guess 1 again
+    third = join(device, table, 3)
+    expect(third.locator("#region-view")).to_contain_text("Nothing private")
+    expect(captain.locator("#region-prompt")).to_contain_text("captain")
+    for field, direction in zip("abcd", "ESNW"):
+        captain.select_option(f"#send-{field}", direction)
+    captain.click("#do-send")
+    expect(keeper.locator("table.marks tr.pending .mark")).to_have_text("A A A A")
+    keeper.select_option("#feedback-anchors", "4")
+    keeper.select_option("#feedback-clockwise", "0")
+    keeper.click("#do-feedback")
+    expect(table.locator(".said")).to_contain_text("Leg 2 of 3")
+    # leg 2 is kept by seat 2: its screen now holds the new route, seat 1's no longer does
+    expect(captain.locator(".route")).to_have_text("N E S W")
+    expect(keeper.locator(".route")).to_have_count(0)
+    screenshot(table, "table-compass")
+    screenshot(keeper, "seat-compass-keeper")
