@@ -42,6 +42,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute")
     serve.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1")
     serve.add_argument("--voice", metavar="NAME", help="espeak-ng voice name")
+    serve.add_argument("--service", action="store_true",
+                       help="run as a service: a missing microphone or speaker exits 1 (systemd retries) "
+                            "instead of falling back to typed lines")
 
 
 def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = None,
@@ -133,15 +136,13 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         find_device(args.input_device, "input")
         speaker = tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
-        print(f"facilitator: {exc}; continuing in text mode: type each command on a line", file=err)
-        return run_text(lobby, sys.stdin.buffer, out)
+        return _no_device(lobby, str(exc), args, out, err)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn)
     try:
         mic = MicSource(device=args.input_device)
     except DeviceError as exc:
         speaker.synthesizer.close()
-        print(f"facilitator: {exc}; continuing in text mode: type each command on a line", file=err)
-        return run_text(lobby, sys.stdin.buffer, out)
+        return _no_device(lobby, str(exc), args, out, err)
     source = _KeptOpen(mic)
     gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     captions = StreamCaptions(out)
@@ -176,6 +177,15 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         stop_ptt()
         mic.close()
         speaker.synthesizer.close()
+
+
+def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    if args.service:
+        print(f"facilitator: {reason}; exiting so that the service starts again "
+              "(check the devices with: facilitator doctor)", file=err, flush=True)
+        return 1
+    print(f"facilitator: {reason}; continuing in text mode: type each command on a line", file=err)
+    return run_text(lobby, sys.stdin.buffer, out)
 
 
 def _nothing() -> None:

@@ -56,7 +56,7 @@ def _quote(arg: str) -> str:
 def unit_text(command: Sequence[str], *, config: Path | None = None, data_dir: Path | None = None,
               extra_args: Sequence[str] = ()) -> str:
     """The unit file: ``command serve`` with the given settings file and data directory."""
-    args = [*command, "serve"]
+    args = [*command, "serve", "--service"]
     if config is not None:
         args += ["--config", str(config)]
     if data_dir is not None:
@@ -68,15 +68,14 @@ def unit_text(command: Sequence[str], *, config: Path | None = None, data_dir: P
 Description=facilitator, the voice referee for party games (lobby on the microphone)
 Documentation=man:systemd.service(5)
 After=sound.target
-# keep trying after a crash, but give up if it fails over and over (see journalctl)
-StartLimitIntervalSec=300
-StartLimitBurst=10
+# never give up: a microphone plugged in late is found at the next try
+StartLimitIntervalSec=0
 
 [Service]
 Type=simple
 ExecStart={exec_start}
 Restart=on-failure
-RestartSec=3
+RestartSec=10
 # captions and messages go straight to the journal: journalctl --user -u facilitator
 Environment=PYTHONUNBUFFERED=1
 # the lobby listens; without a terminal, stdin is empty

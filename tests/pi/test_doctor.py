@@ -1,0 +1,182 @@
+"""facilitator doctor, on small fake machines (made-up device lists), and its real run here."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from facilitator.doctor import Check, Doctor, bar, dbfs, report, show
+from facilitator.errors import DeviceError, ModelError
+from support import run_cli
+
+USB_MIC = {"index": 1, "name": "USB PnP Sound Device: Audio (hw:1,0)", "inputs": 1, "outputs": 0,
+           "default_rate": 44100, "default_input": True, "default_output": False}
+HEADPHONES = {"index": 0, "name": "bcm2835 Headphones: - (hw:0,0)", "inputs": 0, "outputs": 2,
+              "default_rate": 48000, "default_input": False, "default_output": True}
+
+
+class FakeMachine:
+    """A machine with the devices, levels and programs it is given."""
+
+    def __init__(self, devices: list[dict[str, Any]] | Exception, *, rates: tuple[int, ...] = (16000, 44100, 48000),
+                 levels: list[float] | None = None, espeak: bool = True, recognizer: Exception | None = None,
+                 memory: tuple[int, int] = (3200, 3800), writable: bool = True, free_mb: int = 20000) -> None:
+        self._devices = devices
+        self.rates = list(rates)
+        self._levels = levels if levels is not None else [-50, -30, -20, -25, -45, -60]
+        self.espeak = espeak
+        self._recognizer = recognizer
+        self.memory = memory
+        self.writable = writable
+        self.free = free_mb
+        self.played: list[tuple[int, str]] = []
+        self.listened: list[tuple[int, float]] = []
+
+    def devices(self) -> list[dict[str, Any]]:
+        if isinstance(self._devices, Exception):
+            raise self._devices
+        return self._devices
+
+    def input_rates(self, index: int) -> list[int]:
+        return self.rates
+
+    def levels(self, index: int, seconds: float) -> list[float]:
+        self.listened.append((index, seconds))
+        return self._levels
+
+    def play(self, index: int, text: str) -> float:
+        self.played.append((index, text))
+        return 2.5
+
+    def which(self, program: str) -> str | None:
+        return f"/usr/bin/{program}" if self.espeak else None
+
+    def recognizer(self, vosk_model: Path | None) -> str:
+        if self._recognizer is not None:
+            raise self._recognizer
+        return "pocketsphinx loaded and decoded a test clip"
+
+    def memory_mb(self) -> tuple[int, int]:
+        return self.memory
+
+    def try_write(self, directory: Path) -> None:
+        if not self.writable:
+            raise PermissionError(13, "Permission denied")
+
+    def free_disk_mb(self, directory: Path) -> int:
+        return self.free
+
+
+def run(machine: FakeMachine, **kw: Any) -> tuple[list[Check], str, int]:
+    out = io.StringIO()
+    doctor = Doctor(machine, settings_path=Path("cfg/config.toml"), data_directory=Path("data"),
+                    test_phrase="This is the speaker test.", level_seconds=1.5, **kw)
+    checks = doctor.checks(progress=lambda c: show(c, out))
+    status = report(checks, out)
+    return checks, out.getvalue(), status
+
+
+def by_name(checks: list[Check]) -> dict[str, Check]:
+    return {c.name: c for c in checks}
+
+
+def test_a_ready_pi_with_a_usb_microphone_and_headphone_jack() -> None:
+    machine = FakeMachine([HEADPHONES, USB_MIC])
+    checks, text, status = run(machine)
+    assert status == 0
+    assert [c.name for c in checks] == ["settings", "microphone", "speaker", "espeak-ng", "recognizer",
+                                        "data directory", "memory"]
+    assert all(c.ok for c in checks)
+    assert machine.played == [(0, "This is the speaker test.")]
+    assert machine.listened == [(1, 1.5)]
+    assert "ok       microphone: 'USB PnP Sound Device: Audio (hw:1,0)' (device 1)" in text
+    assert "sample rates it opens at: 16000, 44100, 48000 Hz" in text
+    assert "level over 1.5 s: |" + bar([-50, -30, -20, -25, -45, -60]) + "| peak -20 dBFS" in text
+    assert "played a test phrase (2.5 s)" in text
+    assert "memory: 3200 MiB available of 3800 MiB" in text
+    assert text.rstrip().endswith("ready: everything the table needs is here")
+
+
+def test_no_devices_at_all_names_both_problems_with_their_fixes() -> None:
+    checks, text, status = run(FakeMachine([]))
+    assert status == 1
+    found = by_name(checks)
+    assert found["microphone"].ok is False and "no microphone" in found["microphone"].detail
+    assert "arecord -l" in (found["microphone"].fix or "")
+    assert found["speaker"].ok is False and "aplay -l" in (found["speaker"].fix or "")
+    assert "PROBLEM  microphone: no microphone" in text
+    assert "fix: plug in a USB microphone" in text
+    assert "2 problem(s)" in text
+
+
+def test_portaudio_missing_says_which_package_to_install() -> None:
+    error = DeviceError("no audio system: PortAudio is missing (libportaudio.so.2); install libportaudio2")
+    checks, text, _ = run(FakeMachine(error))
+    assert by_name(checks)["microphone"].fix == "sudo apt install libportaudio2"
+    assert "PortAudio is missing" in text
+
+
+def test_a_speaker_only_machine_has_no_microphone() -> None:
+    checks, _, status = run(FakeMachine([HEADPHONES]))
+    found = by_name(checks)
+    assert status == 1 and found["microphone"].ok is False and found["speaker"].ok is True
+
+
+def test_a_muted_microphone_and_a_clipping_one() -> None:
+    quiet = by_name(run(FakeMachine([USB_MIC, HEADPHONES], levels=[-90, -85, -88]))[0])["microphone"]
+    assert quiet.ok is False and "hears almost nothing" in quiet.detail and "alsamixer" in (quiet.fix or "")
+    loud = by_name(run(FakeMachine([USB_MIC, HEADPHONES], levels=[-10, -0.2]))[0])["microphone"]
+    assert loud.ok is None and "clips" in loud.detail
+
+
+def test_a_microphone_that_opens_at_no_rate_is_busy() -> None:
+    mic = by_name(run(FakeMachine([USB_MIC, HEADPHONES], rates=()))[0])["microphone"]
+    assert mic.ok is False and "fuser" in (mic.fix or "")
+
+
+def test_a_device_named_in_the_settings_that_is_not_there() -> None:
+    found = by_name(run(FakeMachine([USB_MIC, HEADPHONES]), input_device="Blue Yeti")[0])
+    assert found["microphone"].ok is False
+    assert "'Blue Yeti' matches none of: 1: USB PnP" in found["microphone"].detail
+    chosen = by_name(run(FakeMachine([USB_MIC, HEADPHONES]), input_device="usb pnp")[0])
+    assert chosen["microphone"].ok is True
+
+
+def test_missing_espeak_broken_model_full_disk_low_memory_and_a_bad_settings_file() -> None:
+    machine = FakeMachine([USB_MIC, HEADPHONES], espeak=False, recognizer=ModelError("model 'x' has no am/"),
+                          memory=(90, 900), writable=False)
+    checks, text, status = run(machine, vosk_model=Path("x"),
+                               settings_problem="settings cfg/config.toml, line 3: speech.speed: unknown key")
+    found = by_name(checks)
+    assert status == 1
+    assert found["espeak-ng"].fix == "sudo apt install espeak-ng"
+    assert "models install vosk-small-en" in (found["recognizer"].fix or "")
+    assert found["data directory"].ok is False and "not writable" in found["data directory"].detail
+    assert found["memory"].ok is False and "dphys-swapfile" in (found["memory"].fix or "")
+    assert found["settings"].ok is False and "line 3" in found["settings"].detail
+    assert "5 problem(s)" in text
+
+
+def test_quiet_mode_neither_plays_nor_listens() -> None:
+    machine = FakeMachine([USB_MIC, HEADPHONES])
+    run(machine, listen=False, speak=False)
+    assert machine.played == [] and machine.listened == []
+
+
+def test_levels_and_meter() -> None:
+    assert dbfs(b"") == -120.0
+    assert dbfs(b"\x00\x00" * 100) == -120.0
+    full = (32767).to_bytes(2, "little", signed=True) * 100
+    assert -0.01 < dbfs(full) <= 0
+    assert bar([-120, -35, 0]) == " ▄█"
+
+
+def test_the_real_run_here_explains_the_missing_microphone(tmp_path: Path) -> None:
+    """This machine has no sound card: a clear explanation and the fixing command, no traceback."""
+    done = run_cli(["doctor", "--quiet", "--data-dir", str(tmp_path / "data")], timeout=120)
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.returncode == 1
+    assert "PROBLEM  microphone: no microphone" in done.stdout or "PortAudio is missing" in done.stdout
+    assert "fix: " in done.stdout
+    assert "ok       data directory:" in done.stdout
