@@ -42,7 +42,9 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.fail("browser tests need Debian's chromium at /usr/bin/chromium (.ci/setup installs it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)

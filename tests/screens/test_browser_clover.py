@@ -1,0 +1,78 @@
+"""Clover on real screens: a seat joins with its short code, writes clues with instant
+refused / noted feedback on its phone, and the table screen's resolution board is
+played by touch (pick a card, tap a slot, turn it) and committed."""
+
+from __future__ import annotations
+
+import pytest
+from screens.screen_support import screenshot
+
+from facilitator.games.clover.board import SLOTS, turns_between
+
+pytestmark = pytest.mark.slow
+
+#: clues unlike any concrete keyword of the deck
+CLUES = {"right": "serendipity", "bottom": "melancholy", "left": "nostalgia"}
+
+
+def test_clues_then_board_by_touch(start_server, device):
+    from playwright.sync_api import expect
+
+    server = start_server("clover", players=3, seed=11, options={"extra": 2})
+    table = device(width=1280, height=1000)
+    table.goto(server.table_url)
+    expect(table.locator(".dial")).to_have_attribute("aria-valuenow", "2")
+    code = table.locator(".seat-card:nth-child(1) .short").inner_text()
+
+    phone = device(width=320, height=700)          # usable at 320 px wide
+    phone.goto(server.base_url + "/join")
+    phone.fill("#code", code.lower())
+    phone.get_by_role("button", name="Join").click()
+    phone.wait_for_url("**/seat/1")
+    expect(phone.locator("#region-prompt")).to_contain_text("clues")
+
+    first_word = phone.locator(".myboard .card-face").first.inner_text().split(" · ")[0]
+    phone.fill("#clue-top", first_word)
+    phone.click("#do-clue-top")
+    expect(phone.locator("#fb-top")).to_contain_text("one of your own keywords")
+    phone.fill("#clue-top", "Zqxvyk")
+    phone.click("#do-clue-top")
+    expect(phone.locator("#fb-top")).to_contain_text("not in the dictionary")
+    for zone, clue in CLUES.items():
+        phone.fill(f"#clue-{zone}", clue)
+        phone.click(f"#do-clue-{zone}")
+        expect(phone.locator(f"#fb-{zone}")).to_contain_text(f"Your clue for {zone} is {clue}")
+    expect(phone.locator(".zones")).to_contain_text("nostalgia")
+    expect(table.locator("body")).not_to_contain_text("Zqxvyk")        # clues stay private until resolution
+    screenshot(phone, "seat-clover-clues")
+
+    # the other seats write theirs as typed lines (the same session, the same lock)
+    for seat in (2, 3):
+        for zone, clue in {"top": "serendipity", **CLUES}.items():
+            assert server.hub.submit(f"clue {seat} {zone} {clue}").accepted
+    expect(table.locator(".said")).to_contain_text("Resolution 1 of 3")
+    expect(table.locator(".pool li")).to_have_count(6)                   # four cards and the dial's two
+    expect(table.locator(".clover")).to_contain_text("Zqxvyk")
+
+    state = server.hub.session.state
+    board, layout = state.boards[1], state.layout
+    for slot in SLOTS:
+        card, turns = next((k, turns_between(layout.words(k), board[slot]))
+                           for k in range(1, len(layout.cards) + 1)
+                           if turns_between(layout.words(k), board[slot]) is not None)
+        table.click(f"#pick-{card}")
+        expect(table.locator(f"#pick-{card}")).to_have_attribute("aria-pressed", "true")
+        table.click(f"#slot-{slot.value}")
+        expect(table.locator(f"#slot-{slot.value}")).to_contain_text(f"{card}:")
+        for _ in range(turns):
+            before = table.locator(f"#slot-{slot.value} .card-face").inner_text()
+            table.click(f"#turn-{card}")
+            expect(table.locator(f"#slot-{slot.value} .card-face")).not_to_have_text(before)
+        expect(table.locator(f"#slot-{slot.value} .card-face")).to_have_text(
+            f"{card}: {' · '.join(board[slot])}")
+    screenshot(table, "table-clover-board")
+    table.click("#do-commit")
+    expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
+    expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")
+    expect(table.locator(".scores")).to_contain_text("Player 1")
+    screenshot(table, "table-clover")

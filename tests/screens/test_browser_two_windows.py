@@ -1,0 +1,53 @@
+"""Two Windows on real screens: each informant team's phone shows its own report only,
+each locks one fact, and the joint reveal reaches every screen (the rules' practice
+example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 points)."""
+
+from __future__ import annotations
+
+import pytest
+from screens.screen_support import screenshot
+
+pytestmark = pytest.mark.slow
+
+
+def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
+    from playwright.sync_api import expect
+
+    server = start_server("two-windows", players=3, seed=2, options={"practice": True})
+    table = device(width=1280, height=900)
+    table.goto(server.table_url)
+    links = [table.locator(f".seat-card:nth-child({n}) a.join-link").get_attribute("href") for n in (1, 2, 3)]
+    decoder, holder_a, holder_b = (device() for _ in range(3))
+    for page, href, seat in zip((decoder, holder_a, holder_b), links, (1, 2, 3)):
+        page.goto(href)
+        page.wait_for_url(f"**/seat/{seat}")
+
+    # round 1: Oak (seat 1) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
+    expect(holder_a.locator(".report")).to_contain_text("FORM ROUND")
+    expect(holder_a.locator(".report")).to_contain_text("SIZE SMALL")
+    expect(holder_b.locator(".report")).to_contain_text("SURFACE STRIPED")
+    for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND")):
+        expect(page.locator("#region-view")).not_to_contain_text(hidden)
+    expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
+    screenshot(holder_a, "seat-two-windows-report")
+
+    holder_a.get_by_role("button", name="FORM ROUND").click()
+    expect(holder_a.locator(".report")).to_contain_text("Locked")
+    expect(table.locator(".said")).to_contain_text("Report A's slip is locked")
+    expect(table.locator("body")).not_to_contain_text("FORM ROUND")      # not before the reveal
+    expect(decoder.locator("body")).not_to_contain_text("form round")
+
+    holder_b.get_by_role("button", name="SURFACE STRIPED").click()
+    for page in (table, decoder, holder_a, holder_b):
+        expect(page.locator(".said")).to_contain_text("form round")
+        expect(page.locator(".said")).to_contain_text("surface striped")
+    expect(holder_b.locator(".report")).to_contain_text("Revealed")
+    expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
+    screenshot(holder_b, "seat-two-windows-reveal")
+
+    decoder.select_option("#final-name", "Brook")
+    decoder.click("#do-final")
+    expect(table.locator(".said")).to_contain_text("Brook")
+    expect(table.locator(".scores")).to_contain_text("2 / 2")
+    screenshot(table, "table-two-windows")
+    screenshot(decoder, "seat-two-windows-decoder")
