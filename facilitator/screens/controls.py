@@ -111,8 +111,8 @@ def _compass(state: Any, seat: int, legal: set[str], referee: Any) -> list[Contr
                                 Field("position", "position", _choices(range(1, 5)))), kind="form"))
     if seat == state.keeper and "feedback" in legal:
         out.append(Control("feedback", "feedback", "feedback {anchors} {clockwise}",
-                           (Field("anchors", "anchors", _choices(range(0, 5))),
-                            Field("clockwise", "clockwise", _choices(range(0, 5)))), kind="form"))
+                           (Field("anchors", "anchors", _choices(range(5))),
+                            Field("clockwise", "clockwise", _choices(range(5)))), kind="form"))
     return out
 
 

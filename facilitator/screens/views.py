@@ -110,13 +110,14 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
     with hub.lock:
         referee, state = session.referee, session.state
         audiences = referee.seat_audiences(state, number)
-        views = []
+        views: list[dict[str, Any]] = []
+        clover: dict[str, Any] | None = None
         for audience in sorted(audiences, key=str):
             data = referee.private_view(state, audience)
             if data is not None:
                 views.append({"audience": audience, "data": data})
+                clover = data if "zones" in data else clover
         lines = hub.private_for(audiences)[-SHOWN_MESSAGES:]
-        clover = next((v["data"] for v in views if "zones" in v["data"]), None)
         return {
             "game": referee.name, "seat": number, "name": state.names[number - 1],
             "version": hub.version, "views": views, "clover": clover,

@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.session import Session
 from facilitator.table_data import TableData
-
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 
 
 @pytest.fixture
