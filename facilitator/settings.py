@@ -272,11 +272,10 @@ class _Validator:
                 if key not in known:
                     raise self.fail(table, key, f"unknown key (known: {', '.join(known)})")
             players = preset.get("players")
-            if players is not None:
-                if not isinstance(players, int) or isinstance(players, bool) or not (
-                        referee.min_players <= players <= referee.max_players):
-                    raise self.fail(table, "players", f"must be {referee.min_players} to "
-                                                      f"{referee.max_players}, not {players!r}")
+            if players is not None and (not isinstance(players, int) or isinstance(players, bool) or not (
+                    referee.min_players <= players <= referee.max_players)):
+                raise self.fail(table, "players", f"must be {referee.min_players} to "
+                                                  f"{referee.max_players}, not {players!r}")
             flags = {k: v for k, v in preset.items() if k != "players"}
             for key, val in flags.items():
                 kind = _OPTION_TYPES[key]

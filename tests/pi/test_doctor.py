@@ -6,9 +6,10 @@ import io
 from pathlib import Path
 from typing import Any
 
+from support import run_cli
+
 from facilitator.doctor import Check, Doctor, bar, dbfs, report, show
 from facilitator.errors import DeviceError, ModelError
-from support import run_cli
 
 USB_MIC = {"index": 1, "name": "USB PnP Sound Device: Audio (hw:1,0)", "inputs": 1, "outputs": 0,
            "default_rate": 44100, "default_input": True, "default_output": False}

@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, said
+
 from facilitator.games import find_game
 from facilitator.lobby import GameStore, Lobby
 from facilitator.serve import run_text
@@ -13,7 +15,6 @@ from facilitator.session import Session
 from facilitator.settings import Settings, parse
 from facilitator.speech.base import VoiceSettings
 from facilitator.speech.loop import ListenLoop, LoopState
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, said
 
 WELCOME = "Which game? Say, for example: let's play compass code with four players."
 OFFER = "There is an unfinished compass code game. Say resume or new game."
@@ -116,8 +117,8 @@ def test_a_corrupt_log_is_set_aside_with_a_note_not_a_crash(tmp_path: Path) -> N
 def test_a_hidden_information_game_by_voice_needs_a_private_path(tmp_path: Path) -> None:
     lobby = Lobby(GameStore(tmp_path), needs_private_check=True)
     reply = lobby.handle("play two windows")
-    assert reply.public == ["Two windows needs a private screen. Start the assistant with a private path, "
-                            "or choose another game."]
+    assert reply.public == [("Two windows needs a private screen. Start the assistant with a private path, "
+                             "or choose another game.")]
     assert not lobby.over
     with_private = Lobby(GameStore(tmp_path), needs_private_check=True, private_path=tmp_path / "p.jsonl")
     with_private.handle("play two windows")
@@ -170,7 +171,7 @@ def test_by_voice_new_game_over_an_offer_is_confirmed(tmp_path: Path) -> None:
 
 def test_by_voice_resume_continues_the_game(tmp_path: Path) -> None:
     text_lobby(tmp_path, ["play compass code", "send north east south west"])
-    lobby, loop, speaker = voice_lobby(tmp_path, ("resume", 4.0))
+    lobby, _, speaker = voice_lobby(tmp_path, ("resume", 4.0))
     assert speaker.spoken[1] == "Resuming the game."
     session = lobby.take()
     assert session.referee is find_game("compass-code") and len(session.state.scored) == 1

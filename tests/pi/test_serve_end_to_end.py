@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from support import ROOT, read_jsonl, run_cli
 
 pytestmark = pytest.mark.slow

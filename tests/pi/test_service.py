@@ -7,8 +7,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from facilitator import service
 from support import run_cli
+
+from facilitator import service
 
 
 def parse_unit(text: str) -> configparser.ConfigParser:

@@ -6,12 +6,13 @@ import argparse
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from support import run_cli
 
 from facilitator import settings as s
 from facilitator.settings import Devices, Listening, Settings, SettingsError, Speech
-from support import run_cli
 
 
 def write(tmp_path: Path, text: str) -> Path:
