@@ -127,8 +127,7 @@ class Screens:
     async def release(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        if self.seats.release(request.path_params["seat"]):
-            self.hub.touch()
+        self.hub.release(request.path_params["seat"])
         return _done(request, "/table", {"released": request.path_params["seat"]})
 
     # -- joining -----------------------------------------------------------------------

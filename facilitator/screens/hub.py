@@ -18,7 +18,11 @@ from typing import Any
 from ..events import Audience, Event
 from ..grammar import Command
 from ..log import read_log
-from ..session import Reply, Session
+from ..session import MAX_UTTERANCE, Reply, Session
+from .seats import Seats
+
+#: the table control that frees a seat ("release seat 2"), by voice or typed
+RELEASE = "release seat"
 
 #: announcements kept for the table screen (the newest last)
 KEPT_ANNOUNCEMENTS = 200
@@ -37,8 +41,9 @@ class PrivateLine:
 class Hub:
     """Announcements, private messages and a change counter the screens wait on."""
 
-    def __init__(self, session: Session, opening: Reply) -> None:
+    def __init__(self, session: Session, opening: Reply, seats: Seats) -> None:
         self.session = session
+        self.seats = seats
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
         self.version = 0
@@ -102,6 +107,15 @@ class Hub:
             first = self.announced - len(kept) + 1
             return list(enumerate(kept, first))
 
+    def release(self, seat: int) -> str:
+        """Free ``seat`` for another device; the response key that says what happened."""
+        if seat not in self.seats.seats:
+            return "seat-unknown"
+        if not self.seats.release(seat):
+            return "seat-not-held"
+        self.touch()
+        return "seat-released"
+
     def submit(self, text: str) -> Reply:
         """A clicked command: the same canonical text a player would type."""
         return self.shared.handle(text)
@@ -119,14 +133,29 @@ class SharedSession:
 
     def handle(self, text: str) -> Reply:
         with self._hub.lock:
-            reply = self._session.handle(text)
+            command = self._session.parse(text) if len(text) <= MAX_UTTERANCE else None
+            if isinstance(command, Command) and command.intent == RELEASE:
+                reply = self._release(command)
+            else:
+                reply = self._session.handle(text)
             self._hub.record(reply)
         return reply
 
     def execute(self, command: Command) -> Reply:
         with self._hub.lock:
-            reply = self._session.execute(command)
+            if command.intent == RELEASE:
+                reply = self._release(command)
+            else:
+                reply = self._session.execute(command)
             self._hub.record(reply)
+        return reply
+
+    def _release(self, command: Command) -> Reply:
+        """A table control, like a query: it changes no game state and logs nothing."""
+        seat = int(command.slots["number"])
+        reply = Reply(public=[self._session.phrases.say(self._hub.release(seat), seat=seat)],
+                      command=command)
+        self._session.last_public = list(reply.public)
         return reply
 
     @property

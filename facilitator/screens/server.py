@@ -37,8 +37,8 @@ class ScreenServer:
     """The hub, the seats and the running web server of one game."""
 
     def __init__(self, session: Session, opening: Reply, settings: ScreenSettings) -> None:
-        self.hub = Hub(session, opening)
         self.seats = Seats(len(session.state.names))
+        self.hub = Hub(session, opening, self.seats)
         self.screens = Screens(self.hub, self.seats)
         self.settings = settings
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)

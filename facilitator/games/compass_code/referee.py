@@ -359,7 +359,7 @@ class CompassCode(Referee[State]):
 
     def private_view(self, state: State, audience: Audience) -> dict[str, Any] | None:
         """The keeper's card: this leg's route and the A / C / - marks of every guess."""
-        if audience != "keeper" or state.route is None:
+        if audience != "keeper" or not state.human or state.route is None:
             return None
         guesses, number = [], 1
         for s in state.scored:

@@ -1,0 +1,91 @@
+"""The hub: every caller shares one lock, each reply reaches the screens once, a
+resumed game's screens show the private messages from before, and a seat can be
+released by voice or typed line (a table control: it logs nothing)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from facilitator.grammar import Command
+from facilitator.screens import Hub, Seats
+from facilitator.session import Session
+
+ROUTES = {"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]}
+
+
+@pytest.fixture
+def made(tmp_path):
+    session, opening = Session.start("compass-code", players=3, seed=1, options=dict(ROUTES),
+                                     log_path=tmp_path / "cc.jsonl")
+    yield Hub(session, opening, Seats(3)), opening
+    session.log.close()
+
+
+def test_replies_reach_the_screens_after_they_are_logged(tmp_path, made):
+    hub, opening = made
+    assert hub.announcements == opening.public
+    assert [line.type for line in hub.private_for(frozenset({"keeper"}))] == ["leg-started"]
+    version = hub.version
+    reply = hub.submit("send N E S W")
+    assert hub.version > version
+    assert hub.announcements[-1] == reply.public[-1]
+    logged = (tmp_path / "cc.jsonl").read_text(encoding="utf-8")
+    marks = hub.private_for(frozenset({"keeper"}))[-1]
+    assert marks.type == "guess-marked" and f'"seq":{marks.seq}' in logged
+    assert hub.private_for(frozenset({2})) == []
+
+
+def test_a_resumed_game_shows_the_private_messages_from_before(tmp_path, made):
+    hub, _ = made
+    hub.submit("send N E S W")
+    hub.submit("feedback 0 2")
+    before = [(p.seq, p.text) for p in hub.private_for(frozenset({"keeper"}))]
+    hub.session.log.close()
+    session, reply, _ = Session.resume(tmp_path / "cc.jsonl")
+    try:
+        late = Hub(session, reply, Seats(3))
+        assert [(p.seq, p.text) for p in late.private_for(frozenset({"keeper"}))] == before
+        assert "Recount" in before[-1][1]
+    finally:
+        session.log.close()
+
+
+def test_release_by_voice_or_typed_line_logs_nothing(tmp_path, made):
+    hub, _ = made
+    token = hub.seats.seats[2].token
+    assert hub.seats.claim(token) is not None
+    lines = (tmp_path / "cc.jsonl").read_text(encoding="utf-8")
+    spoken = hub.shared.execute(Command("release seat", "release seat 2", {"number": "2"}, "release seat two"))
+    assert spoken.public == ["Seat 2 is free: its join link works again for one device."]
+    assert hub.seats.claim(token) is not None               # the same link works again
+    assert hub.shared.handle("release seat 2").accepted is False
+    assert hub.shared.handle("release seat 3").public == ["Seat 3 is not held by any device."]
+    assert hub.shared.handle("release seat 9").public == ["There is no seat 9."]
+    assert (tmp_path / "cc.jsonl").read_text(encoding="utf-8") == lines
+    assert hub.shared.handle("repeat").public == ["There is no seat 9."]
+
+
+def test_concurrent_callers_are_serialised(tmp_path, made):
+    hub, _ = made
+    errors: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            for _ in range(20):
+                hub.shared.handle("status")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    hub.submit("send N E S W")
+    for t in threads:
+        t.join()
+    assert not errors
+    seqs = [int(line.split('"seq":')[1].split(",")[0])
+            for line in (tmp_path / "cc.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert hub.session.state.pending == "NESW"
