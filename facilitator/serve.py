@@ -42,6 +42,10 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute")
     serve.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1")
     serve.add_argument("--voice", metavar="NAME", help="espeak-ng voice name")
+    serve.add_argument("--audio-in", type=Path, metavar="FILE.wav",
+                       help="hear a recording instead of the microphone")
+    serve.add_argument("--speech-out", type=Path, metavar="DIR",
+                       help="write the assistant's speech as WAV files in DIR instead of playing it")
     serve.add_argument("--service", action="store_true",
                        help="run as a service: a missing microphone or speaker exits 1 (systemd retries) "
                             "instead of falling back to typed lines")
@@ -106,14 +110,23 @@ def _play_text(session: Session, said: Iterator[str], out: IO[str]) -> bool:
     return False
 
 
-class _KeptOpen:
-    """The microphone stays open across the lobby and its games (a loop closes its source)."""
+class _SharedStream:
+    """One frame stream for the lobby and every game: each loop takes up where the last
+    stopped (a loop closes its source when it ends, so closing here does nothing)."""
 
     def __init__(self, source: Any) -> None:
         self.source = source
+        self.t = 0.0
+        self._frames: Iterator[Any] | None = None
+        self.ended = False
 
-    def frames(self) -> Any:
-        return self.source.frames()
+    def frames(self) -> Iterator[Any]:
+        if self._frames is None:
+            self._frames = iter(self.source.frames())
+        for frame in self._frames:
+            self.t = frame.t
+            yield frame
+        self.ended = True
 
     def close(self) -> None:
         return None
@@ -121,35 +134,51 @@ class _KeptOpen:
 
 def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str],
               warn: Callable[[str], None]) -> int:
-    """The lobby and its games by voice; with no microphone or speaker, by typed lines."""
+    """The lobby and its games by voice; with no microphone or speaker, by typed lines.
+
+    ``--audio-in FILE.wav`` hears a recording instead of the microphone and
+    ``--speech-out DIR`` keeps the speech as WAV files (as ``play`` does)."""
     from .speech import tts
-    from .speech.audio import MicSource, find_device
+    from .speech.audio import MicSource, WavSource, find_device
     from .speech.base import VoiceSettings
     from .speech.endpoint import Endpointer
     from .speech.loop import ListenLoop, LoopSettings, StreamCaptions
     from .speech.recognize import make_recognizer
+    from .speech.voice_play import PrintedOnly
 
     voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
                           voice=args.voice)
+    recording = WavSource(args.audio_in) if args.audio_in is not None else None
+    speaker: Any
     try:
-        find_device(args.input_device, "input")
-        speaker = tts.SoundSpeaker(voice, device=args.output_device)
+        if recording is None:
+            find_device(args.input_device, "input")
+        if args.speech_out is not None:
+            speaker = tts.FileSpeaker(args.speech_out, voice)
+        else:
+            speaker = tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
-        return _no_device(lobby, str(exc), args, out, err)
+        if recording is None:
+            return _no_device(lobby, str(exc), args, out, err)
+        warn(f"{exc}; announcements are printed only")
+        speaker = PrintedOnly(voice)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn)
     try:
-        mic = MicSource(device=args.input_device)
+        source = recording or MicSource(device=args.input_device)
     except DeviceError as exc:
-        speaker.synthesizer.close()
+        _close(speaker)
         return _no_device(lobby, str(exc), args, out, err)
-    source = _KeptOpen(mic)
+    stream = _SharedStream(source)
     gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     captions = StreamCaptions(out)
+    clock = time.monotonic if recording is None else None
 
-    def loop_for(session: Any) -> ListenLoop:
-        return ListenLoop(session, recognizer, speaker, voice, captions, gate,
-                          wall_clock=time.monotonic, warn=warn)
+    def loop_for(session: Any, previous: ListenLoop | None) -> ListenLoop:
+        loop = ListenLoop(session, recognizer, speaker, voice, captions, gate, wall_clock=clock, warn=warn)
+        if previous is not None:   # the stream goes on: its time, and deafness while we spoke
+            loop.continue_from(previous)
+        return loop
 
     relay = _Relay()
     stop_ptt: Callable[[], None] = _nothing
@@ -160,23 +189,30 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             stop_ptt = push_to_talk.start(args.push_to_talk, relay)
         opening = lobby.opening().public
         while True:
-            relay.loop = loop_for(lobby)
+            relay.loop = loop_for(lobby, relay.loop)
             relay.loop.announce(opening)
-            relay.loop.run_audio(source, Endpointer(complete=relay.loop.complete))
-            if not lobby.over or lobby.closed:
+            relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
+            if not lobby.over or lobby.closed or stream.ended:
                 return 0
             session = lobby.take()
-            relay.loop = loop_for(session)
-            relay.loop.announce(list(lobby.last_public))
+            relay.loop = loop_for(session, relay.loop)   # the game's opening was said by the lobby
             try:
-                relay.loop.run_audio(source, Endpointer(complete=relay.loop.complete))
+                relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             finally:
                 session.log.close()
+            if stream.ended:
+                return 0   # the recording ended mid-game: the game is kept for "resume"
             opening = lobby.back(session).public
     finally:
         stop_ptt()
-        mic.close()
-        speaker.synthesizer.close()
+        source.close()
+        _close(speaker)
+
+
+def _close(speaker: Any) -> None:
+    synthesizer = getattr(speaker, "synthesizer", None)
+    if synthesizer is not None:
+        synthesizer.close()
 
 
 def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -243,6 +243,15 @@ class ListenLoop:
         finally:
             source.close()
 
+    def continue_from(self, previous: ListenLoop) -> None:
+        """Take over the stream of a loop that ended (the lobby hands over to a game and
+        back): its time, its deaf windows after speech, and what it said last."""
+        self._stream_now = max(self._stream_now, previous._stream_now)
+        if previous._wall_origin is not None:
+            self._wall_origin = previous._wall_origin
+        self._speech = list(previous._speech)
+        self.last_said = list(previous.last_said)
+
     def announce(self, sentences: list[str]) -> None:
         """Say sentences that came from elsewhere (the opening of the game)."""
         if sentences:

@@ -1,0 +1,69 @@
+"""The lobby by voice, end to end: espeak-ng speaks a table's lines into a WAV file and
+``facilitator serve --audio-in`` hears them through the real endpointer and pocketsphinx,
+chooses the game, plays a guess, quits to the lobby (confirmed) and stops (confirmed)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+from support import read_jsonl, run_cli
+
+from facilitator.speech.audio import convert, write_wav
+from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"),
+]
+
+# (what the table says, espeak-ng voice, seconds of silence after it: room for the answer)
+TABLE = [
+    ("let's play compass code with five players", "en-us", 12.0),
+    ("send north east south west", "en-gb", 5.5),     # echoed
+    ("yes", "en-gb", 9.0),                            # scored, next captain
+    ("quit", "en-us", 4.0),                           # echoed
+    ("yes", "en-us", 9.0),                            # back in the lobby, the game kept
+    ("quit", "en-gb", 4.0),
+    ("yes", "en-gb", 3.0),
+]
+
+
+def speak(text: str, voice: str, tmp: Path) -> bytes:
+    path = tmp / "line.wav"
+    subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
+    with wave.open(str(path)) as w:
+        return convert(w.readframes(w.getnframes()), w.getframerate(), w.getnchannels(), w.getsampwidth())
+
+
+def silence(seconds: float) -> bytes:
+    return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+
+
+def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
+    audio = silence(6.0)   # the lobby's question is said first
+    for text, voice, after in TABLE:
+        audio += speak(text, voice, tmp_path) + silence(after)
+    recording = tmp_path / "table.wav"
+    write_wav(recording, audio)
+    data, said = tmp_path / "data", tmp_path / "said"
+    done = run_cli(["serve", "--audio-in", str(recording), "--speech-out", str(said), "--seed", "1",
+                    "--data-dir", str(data)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
+    assert captions[:2] == ["Which game? Say, for example: let's play compass code with four players.",
+                            "Starting compass code with 5 players."]
+    assert "Send north east south west. Is that right?" in captions
+    assert captions[-4:] == ["Goodbye.",
+                             "The compass code game is kept. Say resume to go on with it, or choose a game.",
+                             "Quit. Is that right?", "Goodbye."]
+    (log,) = (data / "games").glob("*-compass-code.jsonl")
+    events = read_jsonl(log)
+    assert events[0]["players"] == 5
+    assert [e["type"] for e in events if e["type"] == "guess-scored"] == ["guess-scored"]
+    assert not any(e["type"] == "command-rejected" for e in events)
+    assert len(list(said.glob("*-speech.wav"))) == len(captions)
