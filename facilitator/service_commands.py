@@ -50,10 +50,10 @@ def run_command(args: argparse.Namespace) -> int:
 
         loaded = load_settings(args.config)
         settings_mod.apply_to_args(loaded, args)
-        if args.push_to_talk:
-            from .speech.push_to_talk import check_spec
+        if args.push_to_talk and not args.text:
+            from .speech.push_to_talk import check_available
 
-            check_spec(args.push_to_talk)
+            check_available(args.push_to_talk)
         return run(args, loaded)
     if args.command == "settings":
         return _settings(args)

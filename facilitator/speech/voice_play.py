@@ -46,6 +46,7 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
                    help="listen only after a key press (Enter), a GPIO button or an input-device key")
     v.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute (default 165)")
     v.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1 (default 0.9)")
+    v.add_argument("--voice", metavar="NAME", help="an espeak-ng voice (espeak-ng --voices)")
 
 
 def voice_settings(args: argparse.Namespace) -> VoiceSettings:
@@ -58,6 +59,8 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
         if not 0.1 <= args.volume <= 1.0:
             raise OptionsError(f"--volume {args.volume} is out of range: 0.1 to 1")
         voice.volume = args.volume
+    if getattr(args, "voice", None):
+        voice.voice = args.voice
     if args.push_to_talk:
         from .push_to_talk import check_available
 

@@ -185,3 +185,13 @@ def test_play_takes_its_players_from_the_file_unless_a_flag_says_otherwise(tmp_p
     path.write_text("[games.compass-code]\nplayers = 'many'\n", encoding="utf-8")
     bad = run_cli(["play", "compass-code", "--text"], env=env)
     assert bad.returncode == 2 and "line 2" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_files_voice_reaches_voice_play(tmp_path: Path) -> None:
+    from facilitator.speech.voice_play import voice_settings
+
+    loaded = s.load(write(tmp_path, "[speech]\nvoice = 'en-gb'\nrate_wpm = 140\n"))
+    args = _args()
+    s.apply_to_args(loaded, args)
+    voice = voice_settings(args)
+    assert (voice.voice, voice.rate_wpm, voice.volume) == ("en-gb", 140, 0.9)
