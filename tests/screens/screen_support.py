@@ -19,3 +19,24 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"screens-{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+#: every button and field has a name a screen reader can say; nothing scrolls sideways
+_ACCESSIBILITY = """() => {
+  const problems = [];
+  for (const b of document.querySelectorAll('button')) {
+    const name = (b.getAttribute('aria-label') || b.innerText || '').trim();
+    if (!name) problems.push('button without a name: ' + b.outerHTML.slice(0, 80));
+  }
+  for (const f of document.querySelectorAll('input:not([type=hidden]), select')) {
+    if (!(f.labels && f.labels.length) && !f.getAttribute('aria-label')) problems.push('unlabelled field: ' + f.outerHTML.slice(0, 80));
+  }
+  if (!document.querySelector('[aria-live]')) problems.push('no live region');
+  const wide = document.scrollingElement.scrollWidth - window.innerWidth;
+  if (wide > 1) problems.push('scrolls sideways by ' + wide + ' px');
+  return problems;
+}"""
+
+
+def accessibility_problems(page: Any) -> list[str]:
+    """What a screen reader or a 320 px phone would trip on, as readable lines."""
+    return list(page.evaluate(_ACCESSIBILITY))

@@ -5,7 +5,7 @@ played by touch (pick a card, tap a slot, turn it) and committed."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import screenshot
+from screens.screen_support import accessibility_problems, screenshot
 
 from facilitator.games.clover.board import SLOTS, turns_between
 
@@ -45,6 +45,7 @@ def test_clues_then_board_by_touch(start_server, device):
     expect(phone.locator(".zones")).to_contain_text("nostalgia")
     expect(table.locator("body")).not_to_contain_text("Zqxvyk")        # clues stay private until resolution
     screenshot(phone, "seat-clover-clues")
+    assert accessibility_problems(phone) == []          # at 320 px
 
     # the other seats write theirs as typed lines (the same session, the same lock)
     for seat in (2, 3):
@@ -71,6 +72,7 @@ def test_clues_then_board_by_touch(start_server, device):
         expect(table.locator(f"#slot-{slot.value} .card-face")).to_have_text(
             f"{card}: {' · '.join(board[slot])}")
     screenshot(table, "table-clover-board")
+    assert accessibility_problems(table) == []
     table.click("#do-commit")
     expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
     expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")

@@ -6,7 +6,7 @@ again), and the keeper's screen moves with the leg."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import WAIT_MS, screenshot
+from screens.screen_support import WAIT_MS, accessibility_problems, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -50,6 +50,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(keeper.locator(".alert")).to_contain_text("Recount")
     expect(keeper.locator(".messages")).to_contain_text("Recount guess 1")
     screenshot(keeper, "seat-compass-keeper-recount")
+    assert accessibility_problems(keeper) == []
     expect(table.locator("body")).not_to_contain_text("Recount")
     expect(table.locator("body")).not_to_contain_text("E S N W")
 
@@ -77,4 +78,5 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(captain.locator(".route")).to_have_text("N E S W")
     expect(keeper.locator(".route")).to_have_count(0)
     screenshot(table, "table-compass")
+    assert accessibility_problems(table) == []
     screenshot(keeper, "seat-compass-keeper")

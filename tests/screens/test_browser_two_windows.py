@@ -5,7 +5,7 @@ example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 poi
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import screenshot
+from screens.screen_support import accessibility_problems, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +30,7 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
         expect(page.locator("#region-view")).not_to_contain_text(hidden)
     expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
     screenshot(holder_a, "seat-two-windows-report")
+    assert accessibility_problems(holder_a) == []
 
     holder_a.get_by_role("button", name="FORM ROUND").click()
     expect(holder_a.locator(".report")).to_contain_text("Locked")
@@ -51,3 +52,4 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(table.locator(".scores")).to_contain_text("2 / 2")
     screenshot(table, "table-two-windows")
     screenshot(decoder, "seat-two-windows-decoder")
+    assert accessibility_problems(decoder) == []
