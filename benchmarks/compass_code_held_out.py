@@ -9,6 +9,10 @@ recognize`` does.  A command clip is *right* when it parses to its own command,
 *wrong* when to another, *none* when nothing was returned; a chatter clip is
 *rejected* when nothing was returned.  Rows are printed with and without the
 out-of-grammar checks, so their cost and gain are both visible.
+
+``--noise white --snr-db 20`` (or ``babble``: four of the golden chatter clips
+at once) adds noise at that signal-to-noise ratio, with 0.3 s of it before and
+after each clip, as the endpointer's padding would hold.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import time
 import tomllib
 from collections import Counter
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,7 +50,30 @@ RATES = (150, 165, 180)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--voices", default="en-gb-x-rp,en-us+m3,en-029")
+    parser.add_argument("--noise", choices=("none", "white", "babble"), default="none")
+    parser.add_argument("--snr-db", type=float, default=20.0)
     args = parser.parse_args()
+    rng = np.random.default_rng(5)
+    chatter_dir = ROOT / "tests" / "audio" / "chatter"
+    babble_voices = [np.frombuffer(read_wav(p), dtype="<i2").astype(float) for p in sorted(chatter_dir.glob("*.wav"))]
+
+    def noisy(pcm: bytes) -> bytes:
+        if args.noise == "none":
+            return pcm
+        voice = np.frombuffer(pcm, dtype="<i2").astype(float)
+        voice = np.concatenate([np.zeros(4800), voice, np.zeros(4800)])
+        if args.noise == "white":
+            noise = rng.normal(0, 1, len(voice))
+        else:
+            noise = np.zeros(len(voice))
+            for k in range(4):
+                talk = np.concatenate(babble_voices[k * 3:(k + 1) * 3] * 4)
+                start = int(rng.integers(0, len(talk) - len(voice)))
+                noise += talk[start:start + len(voice)]
+        power = np.mean(voice[voice != 0] ** 2)
+        noise *= np.sqrt(power / np.mean(noise**2) / 10 ** (args.snr_db / 10))
+        return np.clip(voice + noise, -32768, 32767).astype("<i2").tobytes()
+
     spec = tomllib.loads((ROOT / "tests" / "audio" / "golden.toml").read_text(encoding="utf-8"))
     commands = {**spec["compass-code"]["clips"], **spec["known-misses"]["clips"]}
     items = [(name.replace("_", " "), want) for name, want in commands.items()]
@@ -62,7 +91,7 @@ def main() -> None:
             for voice in args.voices.split(","):
                 rate = RATES[index % len(RATES)]
                 subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(raw), text], check=True)
-                pcm = read_wav(raw)
+                pcm = noisy(read_wav(raw))
                 for name, recognizer in recognizers.items():
                     began = time.perf_counter()
                     hyp = recognizer.decode(pcm, whole)
@@ -80,7 +109,8 @@ def main() -> None:
                     tallies[name][(kind, verdict)] += 1
                     if name == "with checks" and verdict in ("wrong", "accepted", "none"):
                         misses.append(f"  {verdict:8s} {voice:12s} {text!r} -> {got or 'null'}")
-    print(f"voices: {args.voices}; rates {RATES} wpm; {len(items)} transcripts")
+    noise = "no noise" if args.noise == "none" else f"{args.noise} noise at {args.snr_db:g} dB SNR"
+    print(f"voices: {args.voices}; rates {RATES} wpm; {len(items)} transcripts; {noise}")
     for name, tally in tallies.items():
         n_cmd = sum(v for (k, _), v in tally.items() if k == "command")
         n_chat = sum(v for (k, _), v in tally.items() if k == "chatter")

@@ -9,8 +9,8 @@ Out-of-grammar rejection, in order:
 1. the decoder must reach the end of a whole phrase (a partial path through the
    grammar is what chatter often produces);
 2. the phrase's words must explain the speech: chatter forced into a short
-   command leaves most of its voiced frames (webrtcvad) under silence or filler
-   segments.  More than ``max_unexplained`` of them there means out of grammar;
+   command leaves most of its voiced frames (those standing out from the
+   utterance's own noise floor) under silence or filler segments.  More than ``max_unexplained`` of them there means out of grammar;
 3. the phrase's lattice posterior must reach ``min_posterior``.
 
 Pauses of exact digital silence (synthetic speech, padded files) are filled
@@ -37,6 +37,8 @@ PRONUNCIATIONS_FILE = "pronunciations.toml"
 _MAX_SEARCHES = 24
 MIN_BYTES = 16_000 * 2 // 10  # under 0.1 s there is no command to hear
 NOISE_FLOOR = 20.0  # standard deviation in int16 units, about -64 dBFS
+VOICE_MARGIN_DB = 12.0  # a frame this far above the utterance's quietest tenth counts as voice
+MIN_VOICE_DB = 40.0  # and never below this (about -50 dBFS): silence is not voice
 
 
 def load_pronunciations(path: Path | None = None) -> dict[str, list[str]]:
@@ -145,7 +147,8 @@ class PocketsphinxRecognizer:
     def _ensure(self) -> Any:
         if self._decoder is None:
             ps = _pocketsphinx()
-            options: dict[str, Any] = {"lm": None, "loglevel": "FATAL", "dither": True}
+            # dither with a fixed seed: the same audio always decodes the same way
+            options: dict[str, Any] = {"lm": None, "loglevel": "FATAL", "dither": True, "seed": 1}
             options.update(self._options)
             try:
                 decoder = ps.Decoder(**options)
@@ -251,10 +254,18 @@ class PocketsphinxRecognizer:
         return bool(text) and text in self._phrases[search]
 
 
-def voiced_frames(pcm: bytes, aggressiveness: int = 2) -> list[bool]:
-    """webrtcvad's verdict for each 10 ms frame of 16 kHz mono int16 ``pcm``."""
-    import webrtcvad  # type: ignore[import-untyped]
+def voiced_frames(pcm: bytes, margin_db: float = VOICE_MARGIN_DB) -> list[bool]:
+    """For each 10 ms frame of 16 kHz int16 ``pcm``: does it stand out from the utterance's own floor?
 
-    vad = webrtcvad.Vad(aggressiveness)
-    step = 160 * 2
-    return [vad.is_speech(pcm[i: i + step], 16_000) for i in range(0, len(pcm) - step + 1, step)]
+    The floor is the quietest tenth of the frames, so steady room noise, hum or
+    babble under the voice is not counted as voice (webrtcvad calls most of it
+    speech).  A frame is voiced when it is ``margin_db`` above that floor.
+    """
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    count = len(samples) // 160
+    if count == 0:
+        return []
+    frames = samples[: count * 160].reshape(count, 160)
+    level = 10 * np.log10(np.mean(frames**2, axis=1) + 1.0)
+    floor = float(np.percentile(level, 10))
+    return [bool(v) for v in level > max(floor + margin_db, MIN_VOICE_DB)]
