@@ -21,10 +21,12 @@ CLIPS = golden_clips()
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _recognize(paths: list[Path], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _recognize(paths: list[Path], env: dict[str, str] | None = None,
+               extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *map(str, paths)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+        [sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *extra,
+         *map(str, paths)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False,
     )
 
 
@@ -105,3 +107,13 @@ def test_a_44k1_stereo_recording_is_resampled_and_recognized(tmp_path: Path) -> 
     done = _recognize([path])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["command"] == "check W 3"
+
+
+@pytest.mark.slow
+def test_an_empty_vosk_model_directory_given_by_flag_falls_back(tmp_path: Path) -> None:
+    clip = next(path for _, path, c in CLIPS if c == "yes")
+    done = _recognize([clip], extra=("--vosk-model", str(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["command"] == "yes"
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "missing am/final.mdl" in lines[0] and "Traceback" not in done.stderr
