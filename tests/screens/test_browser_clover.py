@@ -22,6 +22,7 @@ def test_clues_then_board_by_touch(start_server, device):
     table = device(width=1280, height=1000)
     table.goto(server.table_url)
     expect(table.locator(".dial")).to_have_attribute("aria-valuenow", "2")
+    expect(table.locator(".legends")).to_contain_text("No record yet")        # a fresh data directory
     code = table.locator(".seat-card:nth-child(1) .short").inner_text()
 
     phone = device(width=320, height=700)          # usable at 320 px wide

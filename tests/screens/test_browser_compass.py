@@ -29,6 +29,8 @@ def test_compass_leg_with_human_keeper(start_server, device):
     table.goto(server.table_url)
     expect(table.locator("h1")).to_contain_text("compass-code")
     expect(table.locator(".seat-card")).to_have_count(3)
+    expect(table.locator(".seat-card .qr svg")).to_have_count(3)               # a QR code a seat
+    expect(table.locator(".seat-card .short")).to_have_count(3)                # and a short code
     screenshot(table, "table-compass-start")
 
     keeper = join(device, table, 1)

@@ -47,9 +47,10 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     screenshot(holder_b, "seat-two-windows-reveal")
 
     decoder.select_option("#final-name", "Brook")
+    screenshot(decoder, "seat-two-windows-decoder")
     decoder.click("#do-final")
     expect(table.locator(".said")).to_contain_text("Brook")
     expect(table.locator(".scores")).to_contain_text("2 / 2")
     screenshot(table, "table-two-windows")
-    screenshot(decoder, "seat-two-windows-decoder")
+    screenshot(decoder, "seat-two-windows-over")
     assert accessibility_problems(decoder) == []
