@@ -3,10 +3,12 @@ announcements, the table screen's address goes to stderr, and bad ports exit 2."
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,8 @@ PLAY = [sys.executable, "-m", "facilitator", "play", "compass-code", "--text", "
 
 def run(args, tmp_path, stdin=LINES):
     return subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=60, check=False,
-                          env={"FACILITATOR_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+                          env={"FACILITATOR_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path)})
 
 
 @pytest.mark.slow
@@ -39,3 +42,39 @@ def test_bad_or_busy_ports_exit_2_with_one_line(tmp_path):
         port = busy.getsockname()[1]
         taken = run(PLAY + ["--screens", "--port", str(port)], tmp_path)
     assert taken.returncode == 2 and "cannot serve screens" in taken.stderr and "Traceback" not in taken.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, flags", [("clover", []), ("compass-code", ["--keeper", "human"])])
+def test_screens_stand_in_for_private_in_voice_play(tmp_path, game, flags):
+    """DESIGN: hidden information in voice play needs --private or --screens."""
+    log = tmp_path / "log.jsonl"
+    done = run([sys.executable, "-m", "facilitator", "play", game, "--seed", "1", "--screens", "--port", "0",
+                "--input-device", "no-such-microphone", "--log", str(log), *flags], tmp_path, stdin="status\n")
+    assert done.returncode == 0, done.stderr
+    assert "needs --private" not in done.stderr and "Traceback" not in done.stderr
+    assert "table screen: open http://127.0.0.1:" in done.stderr
+    assert "continuing in text mode" in done.stderr
+    assert log.exists() and done.stdout.strip()
+
+
+@pytest.mark.slow
+def test_the_listen_loop_plays_through_the_shared_session(tmp_path):
+    """Recorded speech reaches the session through the screens' lock: the guess is
+    echoed, confirmed by "yes", then applied and logged."""
+    from facilitator.speech.audio import read_wav, write_wav
+
+    clips = Path(__file__).resolve().parent.parent / "audio" / "compass-code"
+    second = b"\0\0" * 16_000
+    clip = tmp_path / "table.wav"          # the opening is spoken first: the guess comes after it
+    write_wav(clip, second * 12 + read_wav(clips / "send_north_east_south_west.wav") + second * 5
+              + read_wav(clips / "yes.wav") + second * 6)
+    log = tmp_path / "log.jsonl"
+    done = run([sys.executable, "-m", "facilitator", "play", "compass-code", "--seed", "1", "--keeper", "human",
+                "--screens", "--port", "0", "--audio-in", str(clip), "--speech-out", str(tmp_path / "said"),
+                "--log", str(log)], tmp_path, stdin="")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Is that right?" in done.stdout and "Guess 1 is N E S W" in done.stdout
+    types = [json.loads(line)["type"] for line in log.read_text(encoding="utf-8").splitlines()]
+    assert types[0] == "game-started" and "guess-sent" in types
