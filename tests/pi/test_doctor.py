@@ -181,3 +181,14 @@ def test_the_real_run_here_explains_the_missing_microphone(tmp_path: Path) -> No
     assert "PROBLEM  microphone: no microphone" in done.stdout or "PortAudio is missing" in done.stdout
     assert "fix: " in done.stdout
     assert "ok       data directory:" in done.stdout
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_golden_output_of_a_ready_pi_and_of_a_machine_without_devices() -> None:
+    """The whole report, as a person reads it (tests/pi/golden/doctor_*.txt)."""
+    ready = run(FakeMachine([HEADPHONES, USB_MIC]))[1]
+    bare = run(FakeMachine([]))[1]
+    assert ready == (GOLDEN / "doctor_ready.txt").read_text(encoding="utf-8")
+    assert bare == (GOLDEN / "doctor_no_devices.txt").read_text(encoding="utf-8")
