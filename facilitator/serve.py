@@ -187,6 +187,10 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             from .speech import push_to_talk
 
             stop_ptt = push_to_talk.start(args.push_to_talk, relay)
+        elif recording is None and sys.stdin.isatty():
+            from .speech.push_to_talk import read_lines
+
+            read_lines(sys.stdin, relay, tap_on_empty=False)   # typed lines still work
         opening = lobby.opening().public
         while True:
             relay.loop = loop_for(lobby, relay.loop)
