@@ -32,6 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
+from .cluecheck import preview
 from .hub import Hub
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
@@ -73,6 +74,7 @@ class Screens:
             Route("/seat/{seat:int}", self.seat),
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
+            Route("/seat/{seat:int}/clue-check", self.clue_check),
             Mount("/static", static, name="static"),
         ])
 
@@ -188,6 +190,20 @@ class Screens:
             control = ctl.find(ctl.seat_controls(self.hub.session, number), values.get("control", ""))
             audiences = self.hub.session.referee.seat_audiences(self.hub.session.state, number)
             return await self._run(request, control, values, f"/seat/{number}", audiences)
+
+    async def clue_check(self, request: Request) -> Response:
+        """Clover: what Submit would say about a clue, without submitting it."""
+        number = self._holds(request)
+        if number is None:
+            return self.refused("refused-seat")
+        zone, clue = request.query_params.get("zone", ""), request.query_params.get("clue", "")
+        with self.hub.lock:
+            found = preview(self.hub.session, number, zone, clue)
+        if found is None:
+            return JSONResponse({"error": "no-clue-now"}, status_code=409)
+        if found["verdict"] == "ok":
+            found["text"] = labels()["words"]["clue-ok"]
+        return JSONResponse(found, headers=_NO_STORE)
 
     # -- shared ------------------------------------------------------------------------
     async def _run(self, request: Request, control: ctl.Control | None, values: dict[str, str],

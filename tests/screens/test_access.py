@@ -186,3 +186,20 @@ def test_the_server_binds_loopback_unless_lan(compass):
     assert compass._socket.getsockname()[0] == "127.0.0.1"
     assert compass.table_url.startswith(f"http://127.0.0.1:{compass.port}/table/")
     assert TABLE_COOKIE not in compass.table_url
+
+
+def test_the_clue_check_is_private_and_logs_nothing(start_server, compass):
+    clover = start_server("clover", players=3, seed=4, options={"extra": 1})
+    word = max((w for card in clover.hub.session.state.boards[1].values() for w in card), key=len)
+    before = log_lines(clover)
+    mine = joined(clover, 1)
+    verdict = mine.get("/seat/1/clue-check", params={"zone": "top", "clue": word}).json()
+    assert verdict["verdict"] == "refused" and word in verdict["text"]
+    assert mine.get("/seat/1/clue-check", params={"zone": "left", "clue": "serendipity"}).json()["verdict"] == "ok"
+    assert mine.get("/seat/1/clue-check", params={"zone": "middle", "clue": "x"}).status_code == 409
+    other = joined(clover, 2)
+    refused = other.get("/seat/1/clue-check", params={"zone": "top", "clue": word})
+    assert refused.status_code == 403 and word not in refused.text      # no probing another's board
+    assert client(clover).get("/seat/1/clue-check", params={"zone": "top", "clue": word}).status_code == 403
+    assert log_lines(clover) == before
+    assert joined(compass, 2).get("/seat/2/clue-check", params={"zone": "top", "clue": "x"}).status_code == 409

@@ -1,5 +1,5 @@
 """Clover on real screens: a seat joins with its short code, writes clues with instant
-refused / noted feedback on its phone, and the table screen's resolution board is
+refused / noted feedback on its phone (while typing, then on Submit), and the table screen's resolution board is
 played by touch (pick a card, tap a slot, turn it) and committed."""
 
 from __future__ import annotations
@@ -32,13 +32,23 @@ def test_clues_then_board_by_touch(start_server, device):
     phone.wait_for_url("**/seat/1")
     expect(phone.locator("#region-prompt")).to_contain_text("clues")
 
+    # feedback while typing: the referee's own check, nothing logged until Submit
+    logged = len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines())
     first_word = phone.locator(".myboard .card-face").first.inner_text().split(" · ")[0]
     phone.fill("#clue-top", first_word)
-    phone.click("#do-clue-top")
     expect(phone.locator("#fb-top")).to_contain_text("one of your own keywords")
+    phone.fill("#clue-top", "two words")
+    expect(phone.locator("#fb-top")).to_contain_text("has a space")
+    phone.fill("#clue-top", "Zqxvyk")
+    expect(phone.locator("#fb-top")).to_contain_text("not in the dictionary")
+    assert len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines()) == logged
+    phone.fill("#clue-top", first_word)
+    phone.click("#do-clue-top")                      # submitted anyway: refused, and the table hears so
+    expect(phone.locator("#fb-top")).to_contain_text("one of your own keywords")
+    expect(table.locator(".said")).to_contain_text("Player 1, your clue for top was not accepted")
     phone.fill("#clue-top", "Zqxvyk")
     phone.click("#do-clue-top")
-    expect(phone.locator("#fb-top")).to_contain_text("not in the dictionary")
+    expect(phone.locator("#fb-top")).to_contain_text("Your clue for top is Zqxvyk")
     for zone, clue in CLUES.items():
         phone.fill(f"#clue-{zone}", clue)
         phone.click(f"#do-clue-{zone}")

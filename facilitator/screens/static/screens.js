@@ -77,6 +77,22 @@
     if (form.classList.contains("clue")) { const i = form.querySelector("input[name=clue]"); if (i) i.select(); }
   });
 
+  // Clover clues: what Submit would say, shown while typing (nothing is logged).
+  const timers = new WeakMap();
+  document.addEventListener("input", (e) => {
+    const input = e.target;
+    const form = input instanceof HTMLInputElement ? input.closest("form[data-check]") : null;
+    if (!form) return;
+    clearTimeout(timers.get(form));
+    timers.set(form, setTimeout(async () => {
+      if (!input.value.trim()) { show(form, ""); return; }
+      const query = new URLSearchParams({ zone: form.dataset.zone, clue: input.value });
+      const response = await fetch(form.dataset.check + "?" + query, { credentials: "same-origin",
+        headers: { "Accept": "application/json" } });
+      if (response.ok) show(form, (await response.json()).text);
+    }, 250));
+  });
+
   // The Clover board by touch: pick a card, then a slot; the turn buttons turn it.
   document.addEventListener("click", (e) => {
     const target = e.target instanceof Element ? e.target.closest("button") : null;
