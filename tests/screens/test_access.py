@@ -203,3 +203,12 @@ def test_the_clue_check_is_private_and_logs_nothing(start_server, compass):
     assert client(clover).get("/seat/1/clue-check", params={"zone": "top", "clue": word}).status_code == 403
     assert log_lines(clover) == before
     assert joined(compass, 2).get("/seat/2/clue-check", params={"zone": "top", "clue": "x"}).status_code == 409
+
+
+def test_a_screen_opened_late_shows_everything_so_far(compass):
+    for line in ("send N E S W", "feedback 0 2", "feedback 1 2", "send W S E N"):
+        compass.hub.submit(line)
+    page = joined(compass, 1).get("/seat/1").text             # the keeper joins only now
+    assert "E S N W" in page and "Recount guess 1" in page
+    assert page.count("<tr") == 3                  # the header, the corrected free clue, guess 1 again (pending)
+    assert "Guess 1 W S E N: marks" in page
