@@ -30,3 +30,34 @@ def run_cli(args: Sequence[str], stdin: bytes | str = b"", timeout: float = 60,
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
+    """Wait until the file at ``path`` holds ``count`` lines (a running game's log)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().splitlines()) >= count:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"log never reached {count} lines")
+
+
+def speak(text: str, voice: str, tmp: Path, rate_wpm: int = 160) -> bytes:
+    """``text`` said by espeak-ng's ``voice``, as 16 kHz mono int16 PCM."""
+    import wave
+
+    from facilitator.speech.audio import convert
+
+    path = tmp / "line.wav"
+    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate_wpm), "-w", str(path), text], check=True)
+    with wave.open(str(path)) as w:
+        return convert(w.readframes(w.getnframes()), w.getframerate(), w.getnchannels(), w.getsampwidth())
+
+
+def silence(seconds: float) -> bytes:
+    """``seconds`` of digital silence as 16 kHz mono int16 PCM."""
+    from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
+
+    return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)

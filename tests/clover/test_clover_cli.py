@@ -9,13 +9,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, read_jsonl, run_cli
+from support import ROOT, read_jsonl, run_cli, wait_for_lines
 
 from facilitator.games.clover.board import all_words, board_from_json
 
@@ -102,14 +101,6 @@ def test_a_whole_game_by_text_keeps_boards_off_stdout(
     }
 
 
-def _wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) >= count:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"log never reached {count} lines")
-
 
 @pytest.mark.slow
 def test_sigkill_mid_resolution_then_resume_loses_nothing(
@@ -134,7 +125,7 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     assert proc.stdin is not None
     proc.stdin.write(("\n".join(lines[:cut]) + "\n").encode())
     proc.stdin.flush()
-    _wait_for_lines(log, sizes[cut - 1])
+    wait_for_lines(log, sizes[cut - 1])
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     for stream in (proc.stdin, proc.stdout, proc.stderr):

@@ -7,11 +7,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from support import ROOT, read_jsonl, run_cli
+from support import ROOT, read_jsonl, run_cli, wait_for_lines
 
 SCRIPT = [
     "send north east south west",
@@ -25,14 +24,6 @@ SCRIPT = [
 ]
 ARGS = ["play", "compass-code", "--text", "--seed", "11", "--routes", "ESNW,NESW,WSEN"]
 
-
-def _wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) >= count:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"log never reached {count} lines")
 
 
 @pytest.mark.slow
@@ -49,7 +40,7 @@ def test_sigkill_mid_leg_then_resume_loses_nothing(tmp_path: Path) -> None:
     for line in SCRIPT[:5]:                      # into leg 2, mid-leg
         proc.stdin.write((line + "\n").encode())
     proc.stdin.flush()
-    _wait_for_lines(log, 13)
+    wait_for_lines(log, 13)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     for stream in (proc.stdin, proc.stdout, proc.stderr):

@@ -12,15 +12,12 @@ W N E S: nothing in place, S->W at place 4 (1 step).  E S N W: 4 anchors.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import wave
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli
+from support import read_jsonl, run_cli, silence, speak
 
-from facilitator.speech.audio import convert, write_wav
-from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
+from facilitator.speech.audio import write_wav
 
 pytestmark = [
     pytest.mark.slow,
@@ -42,16 +39,6 @@ TABLE = [
     ("yes", "en-gb", 16.0),                                # leg 1 solved, leg 2 announced
 ]
 
-
-def speak(text: str, voice: str, tmp: Path) -> bytes:
-    path = tmp / "line.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
-    with wave.open(str(path)) as w:
-        return convert(w.readframes(w.getnframes()), w.getframerate(), w.getnchannels(), w.getsampwidth())
-
-
-def silence(seconds: float) -> bytes:
-    return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
 
 
 def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
