@@ -18,6 +18,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -124,7 +125,7 @@ class Screens:
         values = await _form(request)
         with self.hub.lock:
             control = ctl.find(ctl.table_controls(self.hub.session), values.get("control", ""))
-            return await self._run(request, control, values, "/table", frozenset())
+        return await self._run(request, control, values, "/table", lambda: frozenset())
 
     async def release(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -188,8 +189,10 @@ class Screens:
         values = await _form(request)
         with self.hub.lock:
             control = ctl.find(ctl.seat_controls(self.hub.session, number), values.get("control", ""))
-            audiences = self.hub.session.referee.seat_audiences(self.hub.session.state, number)
-            return await self._run(request, control, values, f"/seat/{number}", audiences)
+
+        def audiences() -> frozenset[Any]:
+            return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
+        return await self._run(request, control, values, f"/seat/{number}", audiences)
 
     async def clue_check(self, request: Request) -> Response:
         """Clover: what Submit would say about a clue, without submitting it."""
@@ -207,14 +210,18 @@ class Screens:
 
     # -- shared ------------------------------------------------------------------------
     async def _run(self, request: Request, control: ctl.Control | None, values: dict[str, str],
-                   back: str, audiences: frozenset[Any]) -> Response:
-        """Send a control's command through the session (the caller holds the hub lock)."""
+                   back: str, audiences: Callable[[], frozenset[Any]]) -> Response:
+        """Send a control's command through the session, off the event loop (in voice play
+        the listen loop applies it, and this waits for its reply)."""
         text = control.command(values) if control is not None else None
         if text is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
-        reply = self.hub.submit(text)
-        mine = [line["text"] for line in reply.private if line["audience"] in audiences]
+        readers = audiences()   # who this seat is before the command (a report's holder...)
+        reply = await anyio.to_thread.run_sync(self.hub.submit, text)
+        if reply is None:        # the voice loop has it queued; the screens update when it is done
+            return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+        mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted,
                                      "public": reply.public, "private": mine})
 

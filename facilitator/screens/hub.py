@@ -11,8 +11,8 @@ replies; the session stays the only writer of the log.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import Audience, Event
@@ -26,6 +26,8 @@ RELEASE = "release seat"
 
 #: announcements kept for the table screen (the newest last)
 KEPT_ANNOUNCEMENTS = 200
+#: how long a clicked command waits for the voice loop to apply (and speak) it
+VOICE_WAIT_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,15 @@ class PrivateLine:
     seq: int
     type: str
     text: str
+
+
+@dataclass
+class _Ticket:
+    """A clicked command handed to the voice loop, waiting for its reply."""
+
+    text: str
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: Reply | None = None
 
 
 class Hub:
@@ -52,6 +63,10 @@ class Hub:
         self.announced = 0
         self.private: list[PrivateLine] = []
         self.shared = SharedSession(session, self)
+        #: in voice play, the listen loop's thread-safe ``submit_text``: a clicked command
+        #: is applied by the loop, which speaks its reply like any typed line
+        self.dispatch: Callable[[str], None] | None = None
+        self._tickets: list[_Ticket] = []
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
@@ -116,9 +131,35 @@ class Hub:
         self.touch()
         return "seat-released"
 
-    def submit(self, text: str) -> Reply:
-        """A clicked command: the same canonical text a player would type."""
-        return self.shared.handle(text)
+    def submit(self, text: str, wait: float = VOICE_WAIT_SECONDS) -> Reply | None:
+        """A clicked command: the same canonical text a player would type.
+
+        In text play it is applied here, under the lock.  In voice play it goes to the
+        listen loop (so its announcements are spoken too) and this waits up to ``wait``
+        seconds for the reply; None when the loop has not applied it yet (it still will).
+        Never call this holding the lock in voice play: the loop needs it."""
+        dispatch = self.dispatch
+        if dispatch is None:
+            return self.shared.handle(text)
+        ticket = _Ticket(text)
+        with self.lock:
+            self._tickets.append(ticket)
+        dispatch(text)
+        ticket.done.wait(wait)
+        with self.lock:
+            if ticket in self._tickets:
+                self._tickets.remove(ticket)
+        return ticket.reply
+
+    def settle(self, text: str, reply: Reply) -> None:
+        """The reply to ``text`` arrived: hand it to the oldest click waiting for it."""
+        with self.lock:
+            for ticket in self._tickets:
+                if ticket.text == text:
+                    self._tickets.remove(ticket)
+                    ticket.reply = reply
+                    ticket.done.set()
+                    return
 
 
 class SharedSession:
@@ -139,6 +180,7 @@ class SharedSession:
             else:
                 reply = self._session.handle(text)
             self._hub.record(reply)
+            self._hub.settle(text, reply)
         return reply
 
     def execute(self, command: Command) -> Reply:
@@ -161,6 +203,10 @@ class SharedSession:
     @property
     def over(self) -> bool:
         return self._session.over
+
+    def attach_loop(self, loop: Any) -> None:
+        """Voice play: clicked commands go through ``loop.submit_text`` from now on."""
+        self._hub.dispatch = loop.submit_text
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)

@@ -32,4 +32,5 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
 
         return voice_play.run(shared, opening, args)
     finally:
+        server.hub.dispatch = None   # the loop is gone: clicks (if any) apply directly again
         server.stop()

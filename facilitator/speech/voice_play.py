@@ -113,6 +113,9 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
                       wall_clock=time.monotonic if mic else None,
                       warn=lambda message: print(f"facilitator: {message}", file=err))
+    attach = getattr(session, "attach_loop", None)
+    if attach is not None:   # --screens: clicked commands are applied and spoken by this loop
+        attach(loop)
     stop_ptt: Callable[[], None] = _nothing
     try:
         if args.push_to_talk:
