@@ -323,9 +323,9 @@ class Grammar:
             return ""
         for option in node.options:
             if {s.name for s in t.slots(option)} >= {s.name for s in t.slots(node)}:
-                said = self._say(option, values, lists)
-                if said is not None:
-                    return said
+                phrase = self._say(option, values, lists)
+                if phrase is not None:
+                    return phrase
         return "" if node.optional else None
 
     # -- export --------------------------------------------------------------
