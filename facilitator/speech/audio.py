@@ -7,6 +7,7 @@ imported only when a device is used, so WAV-only work needs no PortAudio.
 
 from __future__ import annotations
 
+import queue
 import time
 import wave
 from collections.abc import Iterator
@@ -233,8 +234,6 @@ class MicSource:
     """
 
     def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000) -> None:
-        import queue
-
         sd = _sounddevice()
         index = find_device(device, "input")
         info = sd.query_devices(index)
@@ -262,7 +261,7 @@ class MicSource:
         while not self._closed:
             try:
                 chunk = self._queue.get(timeout=0.5)
-            except Exception:
+            except queue.Empty:
                 continue
             if chunk is None:
                 return

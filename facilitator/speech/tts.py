@@ -156,8 +156,8 @@ class Synthesizer:
         if self.settings.voice:
             command += ["-v", self.settings.voice]
         try:
-            done = subprocess.run(command + ["--", text], capture_output=True, text=True,
-                                  timeout=_timeout(text))
+            done = subprocess.run(command + ["--", text], check=False, capture_output=True,
+                                  text=True, timeout=_timeout(text))
         except FileNotFoundError:
             raise SpeechError(f"espeak-ng is not installed, so nothing can be spoken; {INSTALL_HINT}") from None
         except subprocess.TimeoutExpired:

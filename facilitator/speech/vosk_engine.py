@@ -75,8 +75,8 @@ print("ok")
 def probe_model(path: Path, timeout: float = PROBE_SECONDS) -> None:
     """Load the model once in a child process; ModelError if that fails or crashes."""
     try:
-        done = subprocess.run([sys.executable, "-c", _PROBE, str(path)], capture_output=True, text=True,
-                              timeout=timeout)
+        done = subprocess.run([sys.executable, "-c", _PROBE, str(path)], check=False,
+                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise ModelError(f"vosk model {str(path)!r} took over {timeout:.0f} s to load") from None
     if done.returncode == 0 and done.stdout.strip() == "ok":

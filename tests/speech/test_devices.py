@@ -53,8 +53,8 @@ def test_a_device_name_that_matches_nothing_lists_what_exists() -> None:
 
 
 def test_devices_command_lists_or_says_none() -> None:
-    done = subprocess.run([sys.executable, "-m", "facilitator", "devices"], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "facilitator", "devices"], check=False,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert done.stdout.strip() == "no audio devices found" if not list_devices() else "Hz" in done.stdout
 
@@ -69,7 +69,8 @@ def test_portaudio_missing_is_a_device_error(tmp_path: Path) -> None:
     script = ("from facilitator.speech.audio import MicSource\n"
               "from facilitator.errors import DeviceError\n"
               "try:\n    MicSource()\nexcept DeviceError as exc:\n    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          cwd=ROOT, env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True,
+                          timeout=60, cwd=ROOT,
+                          env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert "PortAudio is missing" in done.stdout and "libportaudio2" in done.stdout
