@@ -93,11 +93,21 @@ def seat_controls(session: Session, seat: int) -> list[Control]:
         moves = _clover_clues(state, seat, legal)
         if "place" in legal and seat == state.committer():
             moves += clover_board_controls(state)
+    return moves + query_controls(state, legal)
+
+
+def query_controls(state: Any, legal: set[str]) -> list[Control]:
+    """Questions anyone may ask now (they change nothing and log nothing)."""
     queries = [q for q in QUERIES if q.id == "repeat" or q.id in legal]
-    for intent in ("candidates", "read candidates", "hands", "read clues"):
+    for intent in ("candidates", "read candidates", "hands", "read cards", "read clues", "read rules"):
         if intent in legal:
             queries.append(Control(intent.replace(" ", "-"), intent.replace(" ", "-"), intent))
-    return moves + queries
+    layout = getattr(state, "layout", None)
+    if "read card" in legal and layout is not None:
+        cards = _choices(range(1, len(layout.cards) + 1))
+        queries.append(Control("read-card", "read-card", "read card {card}", (Field("card", "card", cards),),
+                               kind="form"))
+    return queries
 
 
 def _compass(state: Any, seat: int, legal: set[str], referee: Any) -> list[Control]:
@@ -183,7 +193,7 @@ def table_controls(session: Session) -> list[Control]:
         return []
     legal = referee.legal_intents(state)
     moves = clover_board_controls(state) if referee.name == "clover" and "place" in legal else []
-    return moves + [q for q in QUERIES if q.id == "repeat" or q.id in legal]
+    return moves + query_controls(state, legal)
 
 
 def find(controls: list[Control], control_id: str) -> Control | None:

@@ -212,3 +212,33 @@ def test_a_screen_opened_late_shows_everything_so_far(compass):
     assert "E S N W" in page and "Recount guess 1" in page
     assert page.count("<tr") == 3                  # the header, the corrected free clue, guess 1 again (pending)
     assert "Guess 1 W S E N: marks" in page
+
+
+def test_every_spoken_command_of_the_moment_has_a_button_somewhere(start_server):
+    """Invariant 5: what could be said now can be clicked on some screen (the table
+    controls and voice controls aside)."""
+    from facilitator.screens.controls import seat_controls, table_controls
+
+    voice_only = {"louder", "softer", "slower", "faster", "stop listening", "start listening",
+                  "yes", "no", "cancel", "new game", "resume", "quit", "release seat"}
+    for game, kwargs, lines in [
+        ("compass-code", {"players": 3, "options": dict(ROUTES)}, ["send N E S W"]),
+        ("two-windows", {"players": 3, "options": {"practice": True}}, ["a sends FORM ROUND", "b sends EDGE NOTCHED"]),
+        ("lantern-links", {"players": 3}, []),
+        ("clover", {"players": 3, "options": {"extra": 1}},
+         [f"clue {s} {z} serendipity" for s in (1, 2, 3) for z in ("top", "right", "bottom", "left")]),
+    ]:
+        server = start_server(game, seed=6, **kwargs)
+        session = server.hub.session
+        for line in [None, *lines]:
+            if line is not None:
+                assert server.hub.submit(line).accepted, line
+            offered = set()
+            for control in {c.id: c for seat in range(1, len(session.state.names) + 1)
+                            for c in seat_controls(session, seat) + table_controls(session)}.values():
+                sample = control.command({"choice": "0", **{f.name: (f.options[0][0] if f.options else "x")
+                                                            for f in control.fields}})
+                offered.add(session.parse(sample).intent)
+            said = {intent for intent in session.legal_intents() if intent not in voice_only}
+            missing = said - offered
+            assert not missing, (game, line, missing)
