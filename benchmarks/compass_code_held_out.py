@@ -58,7 +58,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(5)
     chatter_dir = ROOT / "tests" / "audio" / "chatter"
-    babble_voices = [np.frombuffer(read_wav(p), dtype="<i2").astype(float) for p in sorted(chatter_dir.glob("*.wav"))]
+    babble_voices = [np.frombuffer(read_wav(p), dtype="<i2").astype(float)
+                     for p in sorted(chatter_dir.glob("*.wav"))]
 
     def noisy(pcm: bytes) -> bytes:
         if args.noise == "none":

@@ -16,7 +16,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     """Add the speech subcommands to the ``facilitator`` parser."""
     recognize = sub.add_parser("recognize", help="recognize WAV files: one JSON object a line")
     recognize.add_argument("--game", required=True, metavar="GAME", help="the game whose grammar to use")
-    recognize.add_argument("--vosk-model", metavar="DIR", help="decode with this Vosk model (default: pocketsphinx)")
+    recognize.add_argument("--vosk-model", metavar="DIR",
+                           help="decode with this Vosk model (default: pocketsphinx)")
     recognize.add_argument("files", nargs="+", type=Path, metavar="FILE.wav")
 
     sub.add_parser("devices", help="list audio input and output devices")

@@ -76,7 +76,8 @@ class Endpointer:
             voiced = self.is_speech(frame.pcm)
             if current is None:
                 before.append((frame, voiced))
-                while before and before[-1][0].t - before[0][0].t > max(self.padding_seconds, self.start_seconds):
+                keep = max(self.padding_seconds, self.start_seconds)
+                while before and before[-1][0].t - before[0][0].t > keep:
                     before.popleft()
                 recent = [v for f, v in before if frame.t - f.t < self.start_seconds]
                 if voiced and sum(recent) * 2 > len(recent):

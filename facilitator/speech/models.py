@@ -100,8 +100,9 @@ def _download(spec: ModelSpec, archive: Path, progress: IO[str] | None) -> None:
                 _bar(progress, done, total)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise ModelError(f"cannot download {spec.url} ({reason}); with no network here, fetch the zip "
-                         f"elsewhere and run: facilitator models install {spec.name} --from FILE.zip") from None
+        raise ModelError(f"cannot download {spec.url} ({reason}); with no network here, fetch the "
+                         f"zip elsewhere and run: facilitator models install {spec.name} --from FILE.zip"
+                         ) from None
     finally:
         if progress is not None:
             progress.write("\n")

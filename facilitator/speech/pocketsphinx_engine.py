@@ -10,7 +10,8 @@ Out-of-grammar rejection, in order:
    grammar is what chatter often produces);
 2. the phrase's words must explain the speech: chatter forced into a short
    command leaves most of its voiced frames (those standing out from the
-   utterance's own noise floor) under silence or filler segments.  More than ``max_unexplained`` of them there means out of grammar;
+   utterance's own noise floor) under silence or filler segments.  More than
+   ``max_unexplained`` of them there means out of grammar;
 3. the phrase's lattice posterior must reach ``min_posterior``.
 
 Pauses of exact digital silence (synthetic speech, padded files) are filled

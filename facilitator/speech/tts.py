@@ -28,7 +28,8 @@ from .audio import play_pcm, write_wav
 from .base import VoiceSettings
 
 EARCONS = ("listening", "understood", "not-understood")
-INSTALL_HINT = "install espeak-ng (Debian/Raspberry Pi OS: sudo apt install espeak-ng; macOS: brew install espeak-ng)"
+INSTALL_HINT = ("install espeak-ng (Debian/Raspberry Pi OS: sudo apt install espeak-ng; "
+                "macOS: brew install espeak-ng)")
 START_SECONDS = 10.0
 
 
@@ -48,7 +49,8 @@ class Synthesizer:
     """
 
     def __init__(self, settings: VoiceSettings, engine: str = "pyttsx3",
-                 worker_command: list[str] | None = None, worker_timeout_seconds: float | None = None) -> None:
+                 worker_command: list[str] | None = None,
+                 worker_timeout_seconds: float | None = None) -> None:
         if engine not in ("pyttsx3", "espeak-ng"):
             raise SpeechError(f"unknown speech engine {engine!r} (pyttsx3 or espeak-ng)")
         program = shutil.which("espeak-ng")
@@ -159,7 +161,8 @@ class Synthesizer:
             done = subprocess.run(command + ["--", text], check=False, capture_output=True,
                                   text=True, timeout=_timeout(text))
         except FileNotFoundError:
-            raise SpeechError(f"espeak-ng is not installed, so nothing can be spoken; {INSTALL_HINT}") from None
+            raise SpeechError(
+                f"espeak-ng is not installed, so nothing can be spoken; {INSTALL_HINT}") from None
         except subprocess.TimeoutExpired:
             raise SpeechError(f"espeak-ng took too long to say {text[:40]!r}") from None
         if done.returncode != 0:

@@ -52,7 +52,8 @@ def test_a_zip_with_the_model_at_its_top_level_installs_too(tmp_path: Path) -> N
     (("README",), "holds no Vosk model"),
     (("am/final.mdl", "README"), "missing conf/mfcc.conf"),
 ])
-def test_a_zip_without_the_layout_installs_nothing(tmp_path: Path, parts: tuple[str, ...], words: str) -> None:
+def test_a_zip_without_the_layout_installs_nothing(tmp_path: Path, parts: tuple[str, ...],
+                                                  words: str) -> None:
     with pytest.raises(ModelError, match=words):
         install_model("vosk-small-en", from_zip=_zip(tmp_path / "m.zip", parts=parts))
     assert not (models.models_dir() / "vosk-model-small-en-us-0.15").exists()

@@ -55,7 +55,8 @@ def test_a_variant_of_a_known_word_keeps_the_dictionary_pronunciation() -> None:
     ("[wordz]\ngorse = ['G AO R S']\n", "wordz"),
     ("[words\n", None),
 ])
-def test_a_broken_pronunciation_file_names_file_and_entry(tmp_path: Path, text: str, entry: str | None) -> None:
+def test_a_broken_pronunciation_file_names_file_and_entry(tmp_path: Path, text: str,
+                                                          entry: str | None) -> None:
     path = tmp_path / "pronunciations.toml"
     path.write_text(text)
     with pytest.raises(GrammarError) as caught:
