@@ -16,7 +16,7 @@ from ..errors import ModelError
 from ..games import find_game
 from ..grammar import Command, load_grammar
 from .audio import read_wav
-from .base import Recognizer
+from .base import RecognitionGrammar, Recognizer
 from .grammar_build import recognition_grammar
 from .pocketsphinx_engine import PocketsphinxRecognizer
 
@@ -43,6 +43,20 @@ def make_recognizer(vosk_model: str | Path | None = None,
         except ModelError as exc:
             warn(f"{exc}; using pocketsphinx instead")
     return PocketsphinxRecognizer()
+
+
+def completion_check(recognizer: Recognizer,
+                     grammar: Callable[[], RecognitionGrammar]) -> Callable[[bytes], bool] | None:
+    """A ``complete`` callback for ``Endpointer``: does the audio so far hold a whole command?
+
+    ``grammar()`` gives the grammar of the current state at each pause.  None
+    when the recognizer cannot tell (Vosk here), so the endpointer waits for
+    the full silence as before.
+    """
+    is_complete = getattr(recognizer, "is_complete", None)
+    if is_complete is None:
+        return None
+    return lambda pcm: bool(is_complete(pcm, grammar()))
 
 
 def recognize_files(game: str, paths: Iterable[str | Path], recognizer: Recognizer) -> list[dict[str, Any]]:

@@ -67,13 +67,17 @@ def test_a_complete_command_ends_before_the_full_silence() -> None:
     from facilitator.speech.grammar_build import recognition_grammar
     from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
 
+    from facilitator.speech.recognize import completion_check
+
     recognizer = PocketsphinxRecognizer()
     grammar = recognition_grammar(load_grammar("compass-code"))
     asked: list[int] = []
+    check = completion_check(recognizer, lambda: grammar)
+    assert check is not None
 
     def complete(pcm: bytes) -> bool:
         asked.append(len(pcm))
-        return recognizer.is_complete(pcm, grammar)
+        return check(pcm)
 
     send = read_wav(AUDIO / "send_north_east_south_west.wav")
     stream = _silence(0.5) + send + _silence(2.0)
