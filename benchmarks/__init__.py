@@ -1,0 +1,1 @@
+"""Accuracy, latency and memory measurements (not timed tests); ``python -m benchmarks``."""
