@@ -42,6 +42,7 @@ def status_lines(session: Session) -> list[str]:
         return []
 
 
+@lru_cache(maxsize=64)
 def qr_svg(url: str) -> str:
     """An inline SVG QR code of ``url`` (segno, pure Python), dark on light."""
     return str(segno.make(url, error="m").svg_inline(scale=5, dark="#000", light="#fff",

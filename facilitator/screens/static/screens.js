@@ -72,24 +72,28 @@
     const form = e.target;
     if (!(form instanceof HTMLFormElement) || !form.classList.contains("control")) return;
     e.preventDefault();
+    if (form.dataset.check) restamp(form);
     const body = new URLSearchParams(new FormData(form, e.submitter));
     post(form.getAttribute("action"), body, form);
     if (form.classList.contains("clue")) { const i = form.querySelector("input[name=clue]"); if (i) i.select(); }
   });
 
   // Clover clues: what Submit would say, shown while typing (nothing is logged).
+  // A check that answers after a later keystroke or a Submit is stale and dropped.
   const timers = new WeakMap();
+  const stamps = new WeakMap();
+  const restamp = (form) => { clearTimeout(timers.get(form)); const n = (stamps.get(form) || 0) + 1; stamps.set(form, n); return n; };
   document.addEventListener("input", (e) => {
     const input = e.target;
     const form = input instanceof HTMLInputElement ? input.closest("form[data-check]") : null;
     if (!form) return;
-    clearTimeout(timers.get(form));
+    const stamp = restamp(form);
     timers.set(form, setTimeout(async () => {
       if (!input.value.trim()) { show(form, ""); return; }
       const query = new URLSearchParams({ zone: form.dataset.zone, clue: input.value });
       const response = await fetch(form.dataset.check + "?" + query, { credentials: "same-origin",
         headers: { "Accept": "application/json" } });
-      if (response.ok) show(form, (await response.json()).text);
+      if (response.ok && stamps.get(form) === stamp) show(form, (await response.json()).text);
     }, 250));
   });
 
