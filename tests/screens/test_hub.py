@@ -60,7 +60,8 @@ def test_release_by_voice_or_typed_line_logs_nothing(tmp_path, made):
     spoken = hub.shared.execute(Command("release seat", "release seat 2", {"number": "2"}, "release seat two"))
     assert spoken.public == ["Seat 2 is free: its join link works again for one device."]
     assert hub.seats.claim(token) is not None               # the same link works again
-    assert hub.shared.handle("release seat 2").accepted is False
+    typed = hub.shared.handle("release seat 2")                # typed, as on stdin
+    assert typed.public == spoken.public and not typed.accepted and not typed.logged
     assert hub.shared.handle("release seat 3").public == ["Seat 3 is not held by any device."]
     assert hub.shared.handle("release seat 9").public == ["There is no seat 9."]
     assert (tmp_path / "cc.jsonl").read_text(encoding="utf-8") == lines
