@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from facilitator.games import find_game  # noqa: E402
-from facilitator.grammar import Command, load_grammar  # noqa: E402
-from facilitator.speech.audio import read_wav, write_wav  # noqa: E402
+from facilitator.games import find_game
+from facilitator.grammar import Command, load_grammar
+from facilitator.speech.audio import read_wav, write_wav
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: voices the recognizer was tuned on (golden clips, held-out runs of the speech work)
@@ -45,7 +45,7 @@ HELD_OUT_VOICES = ("en-gb-scotland", "en-us+f5", "en-gb-x-gbcwmd")
 #: babble talkers: voices used for neither the clips nor the held-out set
 BABBLE_VOICES = ("en-gb-x-gbclan", "en-us+m5", "en-us+f2", "en-us-nyc")
 RATES = (140, 165, 190)
-PER_INTENT = 6
+PER_INTENT = 5
 PER_INTENT_QUICK = 2
 TUNING_PER_PHRASE = 3
 SAMPLE_RATE = 16_000
@@ -153,9 +153,7 @@ def build(directory: Path, quick: bool = False, log: bool = True) -> list[Clip]:
                 _say(text, voice, rate, clean / name, tmp)
                 clips.append(Clip(name, game, text, want, intent, voice, rate, held))
             turn += 1
-        for k, voice in enumerate(BABBLE_VOICES):
-            talk = b"".join(
-                trim(_synth(line, voice, tmp)) for line in BABBLE_LINES[k:] + BABBLE_LINES[:k])
+        for k, talk in enumerate(babble_talk(tmp)):
             write_wav(noise / f"babble-{k}.wav", talk)
     (directory / "manifest.json").write_text(
         json.dumps([asdict(c) for c in clips], indent=0), encoding="utf-8")
@@ -170,6 +168,12 @@ def _synth(text: str, voice: str, tmp: Path) -> bytes:
     subprocess.run(["espeak-ng", "-v", voice, "-s", "170", "-w", str(raw), text], check=True,
                    capture_output=True)
     return read_wav(raw)
+
+
+def babble_talk(tmp: Path) -> list[bytes]:
+    """The babble talkers' tracks: each voice says every babble line, starting at a different one."""
+    return [b"".join(trim(_synth(line, voice, tmp)) for line in BABBLE_LINES[k:] + BABBLE_LINES[:k])
+            for k, voice in enumerate(BABBLE_VOICES)]
 
 
 def load(directory: Path) -> list[Clip]:
