@@ -12,8 +12,9 @@
 Commands are sampled from the grammars at run time (all commands that exist when
 it runs): for each game, up to ``PER_INTENT`` spoken phrases of every game intent
 (drawn with a fixed seed) and one phrase of every table control.  Each phrase is
-said by ``TUNING_PER_PHRASE`` tuning voices in turn and one held-out voice, the
-rate cycling through ``RATES``.  Noise is mixed at run time with a seed per clip
+said by ``TUNING_PER_PHRASE`` tuning voices (espeak-ng) in turn and one held-out
+voice (espeak-ng, or the flite engine when installed), the rate cycling through
+``RATES``.  Noise is mixed at run time with a seed per clip
 (``mix``), so the noisy conditions are reproducible without storing them.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,8 +42,11 @@ from facilitator.speech.audio import read_wav, write_wav
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: voices the recognizer was tuned on (golden clips, held-out runs of the speech work)
 TUNING_VOICES = ("en-us", "en-gb", "en-us+f3", "en-gb-x-rp", "en-us+m3", "en-029")
-#: voices no tuning decision looked at; reported separately
-HELD_OUT_VOICES = ("en-gb-scotland", "en-us+f5", "en-gb-x-gbcwmd")
+#: voices no tuning decision looked at; reported separately.  ``flite:NAME`` is a voice
+#: of the flite engine (Debian package ``flite``), used when it is installed
+ESPEAK_HELD_OUT = ("en-gb-scotland", "en-us+f5", "en-gb-x-gbcwmd")
+FLITE_HELD_OUT = ("flite:slt", "flite:rms", "flite:awb")
+HELD_OUT_VOICES = ESPEAK_HELD_OUT + FLITE_HELD_OUT
 #: babble talkers: voices used for neither the clips nor the held-out set
 BABBLE_VOICES = ("en-gb-x-gbclan", "en-us+m5", "en-us+f2", "en-us-nyc")
 RATES = (140, 165, 190)
@@ -108,10 +113,20 @@ def sample_phrases(game: str, per_intent: int, rng: random.Random) -> list[tuple
     return out
 
 
+def held_out_voices() -> tuple[str, ...]:
+    """The held-out voices this machine can synthesize (flite's only when it is installed)."""
+    return HELD_OUT_VOICES if shutil.which("flite") else ESPEAK_HELD_OUT
+
+
 def _say(text: str, voice: str, rate: int, out: Path, tmp: Path) -> None:
     raw = tmp / "raw.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(raw), text], check=True,
-                   capture_output=True)
+    if voice.startswith("flite:"):
+        # flite speaks about 165 words a minute; duration_stretch scales its durations
+        command = ["flite", "-voice", voice.split(":", 1)[1], "--setf", f"duration_stretch={165 / rate:.3f}",
+                   "-t", text, "-o", str(raw)]
+    else:
+        command = ["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(raw), text]
+    subprocess.run(command, check=True, capture_output=True)
     write_wav(out, trim(read_wav(raw)))
 
 
@@ -136,6 +151,9 @@ def build(directory: Path, quick: bool = False, log: bool = True) -> list[Clip]:
     per_intent = PER_INTENT_QUICK if quick else PER_INTENT
     tuning_each = 1 if quick else TUNING_PER_PHRASE
     clips: list[Clip] = []
+    held_out = held_out_voices()
+    if held_out != HELD_OUT_VOICES:
+        print("flite is not installed: held-out voices are espeak-ng's only", file=sys.stderr)
     turn = 0
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -146,7 +164,7 @@ def build(directory: Path, quick: bool = False, log: bool = True) -> list[Clip]:
         items += [("chatter", line, "", "") for line in chatter]
         for game, text, want, intent in items:
             voices = [(TUNING_VOICES[(turn + k) % len(TUNING_VOICES)], False) for k in range(tuning_each)]
-            voices.append((HELD_OUT_VOICES[turn % len(HELD_OUT_VOICES)], True))
+            voices.append((held_out[turn % len(held_out)], True))
             for k, (voice, held) in enumerate(voices):
                 rate = RATES[(turn + k) % len(RATES)]
                 name = f"{len(clips):05d}.wav"

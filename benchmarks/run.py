@@ -118,6 +118,23 @@ def accuracy_table(clips: list[corpus.Clip], rows: list[accuracy.Row], condition
     return lines
 
 
+def voice_table(clips: list[corpus.Clip], rows: list[accuracy.Row], conditions: tuple[str, ...]) -> list[str]:
+    """Commands right per voice (whole grammar), so a weak voice or engine shows."""
+    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        clip = clips[row.clip]
+        if clip.want and row.grammar == "whole":
+            cell = tally[(clip.voice, row.condition)]
+            cell[1] += 1
+            cell[0] += row.got.lower() == clip.want.lower()
+    voices = sorted({c.voice for c in clips}, key=lambda v: (v in corpus.HELD_OUT_VOICES, v))
+    lines = ["| voice | held out | " + " | ".join(conditions) + " |", "|---|---|" + "---|" * len(conditions)]
+    for voice in voices:
+        cells = [pct(*tally[(voice, cond)]) for cond in conditions]
+        lines.append(f"| {voice} | {'yes' if voice in corpus.HELD_OUT_VOICES else 'no'} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def misses(clips: list[corpus.Clip], rows: list[accuracy.Row], condition: str, limit: int = 25) -> list[str]:
     out = []
     for row in rows:
@@ -215,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         "### Exact-command accuracy and chatter, per condition",
         "",
         *accuracy_table(clips, rows, conditions),
+        "",
+        "### Commands right per voice (whole grammar)",
+        "",
+        *voice_table(clips, rows, conditions),
         "",
         "### Chatter through the listen loop (gating, then confirmation answered by more chatter)",
         "",
