@@ -66,7 +66,6 @@ def unit_text(command: Sequence[str], *, config: Path | None = None, data_dir: P
     return f"""\
 [Unit]
 Description=facilitator, the voice referee for party games (lobby on the microphone)
-Documentation=man:systemd.service(5)
 After=sound.target
 # never give up: a microphone plugged in late is found at the next try
 StartLimitIntervalSec=0
