@@ -5,15 +5,12 @@ chooses the game, plays a guess, quits to the lobby (confirmed) and stops (confi
 from __future__ import annotations
 
 import shutil
-import subprocess
-import wave
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli
+from support import read_jsonl, run_cli, silence, speak
 
-from facilitator.speech.audio import convert, write_wav
-from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
+from facilitator.speech.audio import write_wav
 
 pytestmark = [
     pytest.mark.slow,
@@ -31,16 +28,6 @@ TABLE = [
     ("yes", "en-gb", 3.0),
 ]
 
-
-def speak(text: str, voice: str, tmp: Path) -> bytes:
-    path = tmp / "line.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
-    with wave.open(str(path)) as w:
-        return convert(w.readframes(w.getnframes()), w.getframerate(), w.getnchannels(), w.getsampwidth())
-
-
-def silence(seconds: float) -> bytes:
-    return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
 
 
 def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
