@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,17 +32,6 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def wait_for_lines(path: Path, count: int, timeout: float = 20) -> None:
-    """Wait until the file at ``path`` holds ``count`` lines (a running game's log)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) >= count:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"log never reached {count} lines")
-
 
 def speak(text: str, voice: str, tmp: Path, rate_wpm: int = 160) -> bytes:
     """``text`` said by espeak-ng's ``voice``, as 16 kHz mono int16 PCM."""
@@ -61,3 +50,51 @@ def silence(seconds: float) -> bytes:
     from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
 
     return bytes(int(seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+
+
+def kill_while_playing(args: Sequence[str], lines: Sequence[str], ready: Callable[[], bool],
+                       timeout: float = 20) -> int:
+    """Run ``python -m facilitator ARGS``, type ``lines``, wait until ``ready()``, then
+    SIGKILL it, as a crash or a power cut would; return its exit status."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            env=os.environ.copy())
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(("\n".join(lines) + "\n").encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if time.monotonic() > deadline:
+                raise AssertionError("the game never reached the point to kill it at")
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except BrokenPipeError:
+                pass
+    return proc.returncode
+
+
+def log_has(path: Path, predicate: Callable[[list[dict]], bool]) -> Callable[[], bool]:
+    """A ``ready`` check: ``predicate`` holds for the events logged so far at ``path``."""
+
+    def ready() -> bool:
+        if not path.exists():
+            return False
+        try:
+            return predicate(read_jsonl(path))
+        except ValueError:          # a line being written
+            return False
+
+    return ready

@@ -4,17 +4,14 @@ SIGKILL then --resume, and bad arguments."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, read_jsonl, run_cli, wait_for_lines
+from support import ROOT, kill_while_playing, log_has, read_jsonl, run_cli
 
 from facilitator.games.clover.board import all_words, board_from_json
 
@@ -114,27 +111,9 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     # stop in the middle of the second board's first attempt
     cut = next(i for i, line in enumerate(lines) if line == "commit") + 3
     log, data = tmp_path / "killed.jsonl", tmp_path / "cli-data"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "facilitator", *_args(log, data)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env=os.environ.copy(),
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(("\n".join(lines[:cut]) + "\n").encode())
-    proc.stdin.flush()
-    wait_for_lines(log, sizes[cut - 1])
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        if stream is not None:
-            try:
-                stream.close()
-            except BrokenPipeError:
-                pass
-    assert proc.returncode == -signal.SIGKILL
+    status = kill_while_playing(_args(log, data), lines[:cut],
+                                log_has(log, lambda events: len(events) >= sizes[cut - 1]))
+    assert status == -signal.SIGKILL
     before = read_jsonl(log)
     assert len(before) == sizes[cut - 1]
     assert before[-1]["type"] in ("card-placed", "card-turned")

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, read_jsonl, run_cli, wait_for_lines
+from support import ROOT, kill_while_playing, log_has, read_jsonl, run_cli
 
 SCRIPT = [
     "send north east south west",
@@ -33,23 +30,9 @@ def test_sigkill_mid_leg_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert whole.returncode == 0, whole.stderr
 
     log = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *ARGS, "--log", str(log)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=os.environ.copy())
-    assert proc.stdin is not None
-    for line in SCRIPT[:5]:                      # into leg 2, mid-leg
-        proc.stdin.write((line + "\n").encode())
-    proc.stdin.flush()
-    wait_for_lines(log, 13)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        if stream is not None:
-            try:
-                stream.close()
-            except BrokenPipeError:
-                pass
-    assert proc.returncode == -signal.SIGKILL
+    status = kill_while_playing([*ARGS, "--log", str(log)], SCRIPT[:5],      # into leg 2, mid-leg
+                                log_has(log, lambda events: len(events) >= 13))
+    assert status == -signal.SIGKILL
     before = read_jsonl(log)
     assert before[-1]["type"] == "captain-named" and before[-1]["leg"] == 2
 

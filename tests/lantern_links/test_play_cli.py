@@ -3,16 +3,12 @@ survives SIGKILL, and stdout carries only public sentences."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from support import ROOT, read_jsonl, run_cli
+from support import kill_while_playing, log_has, read_jsonl, run_cli
 
 NATO = dict(zip("ABCDEFGHIJ", ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
                                "hotel", "india", "juliet"]))
@@ -77,18 +73,6 @@ def test_answer_notes_score_eight_through_the_cli(tmp_path: Path, cards: tuple[i
     assert "One solution" not in out
 
 
-def _wait_for(path: Path, kind: str, count: int, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists():
-            try:
-                seen = [e for e in read_jsonl(path) if e["type"] == kind]
-            except ValueError:
-                seen = []
-            if len(seen) >= count:
-                return
-        time.sleep(0.02)
-    raise AssertionError(f"the log never held {count} {kind} events")
 
 
 def mid_route_script(log_dir: Path) -> tuple[list[str], list[str]]:
@@ -134,21 +118,10 @@ def test_sigkill_mid_route_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert whole.stdout.splitlines()[-1] == "The game is over: 8 of 24 points."
 
     log = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *args, "--log", str(log)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=os.environ.copy())
-    assert proc.stdin is not None
-    proc.stdin.write(("\n".join(head) + "\n").encode())
-    proc.stdin.flush()
-    _wait_for(log, "tile-placed", 4)        # G, E, B, then F after the rewind of B: mid-route
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        try:
-            stream.close()                  # type: ignore[union-attr]
-        except BrokenPipeError:
-            pass
-    assert proc.returncode == -signal.SIGKILL
+    status = kill_while_playing(       # G, E, B, then F after the rewind of B: mid-route
+        [*args, "--log", str(log)], head,
+        log_has(log, lambda events: sum(e["type"] == "tile-placed" for e in events) >= 4))
+    assert status == -signal.SIGKILL
     before = read_jsonl(log)
     assert [e["tile"] for e in before if e["type"] == "tile-placed"][-1] == "F"
 

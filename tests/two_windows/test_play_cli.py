@@ -3,15 +3,11 @@ options, the data directory, private output, bad arguments, and resume after SIG
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from support import ROOT, read_jsonl, run_cli
+from support import kill_while_playing, read_jsonl, run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
 PRACTICE = ["play", "two-windows", "--text", "--practice", "--names", "Ann,Bea,Cal"]
@@ -86,13 +82,6 @@ def test_data_dir_flag_and_environment_keep_the_record(tmp_path: Path) -> None:
     assert done.returncode == 0 and (env_dir / "two-windows.json").exists()
 
 
-def _wait_for_line(path: Path, text: str, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and text in path.read_text():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"the log never showed {text!r}")
 
 
 SCRIPT = [
@@ -115,22 +104,11 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert whole.stdout.splitlines()[-1] == "The game is over. The shared score is 8 out of 12."
 
     log = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *ARGS, "--log", str(log)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=os.environ.copy())
-    assert proc.stdin is not None
-    for line in SCRIPT[:8]:                        # round 3 with report A's slip locked
-        proc.stdin.write((line + "\n").encode())
-    proc.stdin.flush()
-    _wait_for_line(log, '"type":"slip-locked","seq":29,"audience":"public","round":3,"report":"A"')
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        if stream is not None:
-            try:
-                stream.close()
-            except BrokenPipeError:
-                pass
+    status = kill_while_playing(                   # round 3 with report A's slip locked
+        [*ARGS, "--log", str(log)], SCRIPT[:8],
+        lambda: log.exists() and '"type":"slip-locked","seq":29,"audience":"public","round":3,"report":"A"'
+        in log.read_text())
+    assert status == -signal.SIGKILL
     killed = read_jsonl(log)
     assert killed[-1]["type"] == "slip-locked" and killed[-1]["report"] == "A"
 
