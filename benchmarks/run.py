@@ -182,6 +182,16 @@ def write_results(text: str) -> None:
     RESULTS.write_text(new, encoding="utf-8")
 
 
+def _option_value(value: str) -> Any:
+    """``None``, a number, or the text itself (``--set min_posterior=0.05``)."""
+    if value == "None":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer phrases, voices and conditions (a few minutes)")
@@ -194,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     options: dict[str, Any] = {}
     for item in args.set:
         key, _, value = item.partition("=")
-        options[key] = None if value == "None" else float(value)
+        options[key] = _option_value(value)
     began = time.perf_counter()
     directory = Path(__file__).resolve().parent / "corpus"
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-bench-"))
