@@ -192,6 +192,34 @@ def _option_value(value: str) -> Any:
         return value
 
 
+def recognizer_options(items: list[str]) -> dict[str, Any]:
+    """``--set`` items as PocketsphinxRecognizer keywords; unknown names are decoder options.
+
+    Checked here by building the recognizer once, so a bad option stops the run
+    with one line instead of failing in every worker.
+    """
+    import inspect
+
+    from facilitator.errors import FacilitatorError
+    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+
+    own = set(inspect.signature(PocketsphinxRecognizer).parameters)
+    options: dict[str, Any] = {}
+    decoder: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set {item!r}: expected OPTION=VALUE")
+        (options if key in own else decoder)[key] = _option_value(value)
+    if decoder:
+        options["options"] = {**options.get("options", {}), **decoder}
+    try:
+        PocketsphinxRecognizer(**options)._ensure()
+    except (TypeError, FacilitatorError) as exc:
+        raise SystemExit(f"--set: {exc}") from None
+    return options
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer phrases, voices and conditions (a few minutes)")
@@ -199,12 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
-                        help="a PocketsphinxRecognizer option to try (e.g. max_unexplained=0.2)")
+                        help="a recognizer option to try (max_unexplained=0.2) or a pocketsphinx decoder option "
+                             "(cmn=batch)")
     args = parser.parse_args(argv)
-    options: dict[str, Any] = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        options[key] = _option_value(value)
+    options = recognizer_options(args.set)
     began = time.perf_counter()
     directory = Path(__file__).resolve().parent / "corpus"
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-bench-"))
