@@ -663,16 +663,11 @@ class Clover(Referee[State]):
                 for z in ZONES
             ]
             return phrases.say("cl-private-board", cards=" ".join(cards), zones=" ".join(zones))
-        if t == "clue-refused":
+        if t in ("clue-refused", "clue-noted"):
+            key = (f"cl-refused-{event['reason']}" if t == "clue-refused"
+                   else f"cl-noted-{event['note']}")
             return phrases.say(
-                f"cl-refused-{event['reason']}",
-                clue=event["clue"],
-                zone=event["zone"],
-                word=event.get("word") or "",
-            )
-        if t == "clue-noted":
-            return phrases.say(
-                f"cl-noted-{event['note']}",
+                key,
                 clue=event["clue"],
                 zone=event["zone"],
                 word=event.get("word") or "",

@@ -70,14 +70,7 @@ def check_place(layout: Layout, card: int, slot: Slot) -> tuple[Slot | None, int
     the placed card was (to the pool if it came from there).
     """
     _check_card(layout, card)
-    origin = layout.slot_of(card)
-    if origin is not None and origin in layout.locked:
-        raise IllegalCommandError(
-            "cl-card-locked",
-            f"card {card} is locked in {origin.value}",
-            card=card,
-            slot=origin.value.replace("-", " "),
-        )
+    origin = _unlocked_origin(layout, card)
     if slot in layout.locked:
         raise IllegalCommandError(
             "cl-slot-locked", f"slot {slot.value} is locked", slot=slot.value.replace("-", " ")
@@ -90,6 +83,19 @@ def check_place(layout: Layout, card: int, slot: Slot) -> tuple[Slot | None, int
             slot=slot.value.replace("-", " "),
         )
     return origin, layout.card_in(slot)
+
+
+def _unlocked_origin(layout: Layout, card: int) -> Slot | None:
+    """The slot ``card`` lies in (None: the pool); a card locked there cannot move or turn."""
+    origin = layout.slot_of(card)
+    if origin is not None and origin in layout.locked:
+        raise IllegalCommandError(
+            "cl-card-locked",
+            f"card {card} is locked in {origin.value}",
+            card=card,
+            slot=origin.value.replace("-", " "),
+        )
+    return origin
 
 
 def place(layout: Layout, card: int, slot: Slot) -> Layout:
@@ -105,14 +111,7 @@ def place(layout: Layout, card: int, slot: Slot) -> Layout:
 def check_turn(layout: Layout, card: int) -> Words:
     """The words of ``card`` after a clockwise quarter turn; a locked card cannot turn."""
     _check_card(layout, card)
-    origin = layout.slot_of(card)
-    if origin is not None and origin in layout.locked:
-        raise IllegalCommandError(
-            "cl-card-locked",
-            f"card {card} is locked in {origin.value}",
-            card=card,
-            slot=origin.value.replace("-", " "),
-        )
+    _unlocked_origin(layout, card)
     return turn(layout.words(card), 1)
 
 
