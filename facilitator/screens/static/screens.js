@@ -51,7 +51,13 @@
     source.addEventListener("released", () => { source.close(); window.location.reload(); });
   }
 
+  // A live update may redraw a form between a request and its answer: answer into the
+  // form that is on the page now (Clover's clue forms are known by their zone).
+  const checkForm = (zone) => document.querySelector(`form[data-check][data-zone="${zone}"]`);
+  const live = (form) => (form && !form.isConnected && form.dataset.zone ? checkForm(form.dataset.zone) : form);
+
   function show(form, text) {
+    form = live(form);
     const spot = (form && form.querySelector("[data-feedback]")) || document.getElementById("feedback");
     if (spot) spot.textContent = text;
   }
@@ -72,7 +78,7 @@
     const form = e.target;
     if (!(form instanceof HTMLFormElement) || !form.classList.contains("control")) return;
     e.preventDefault();
-    if (form.dataset.check) restamp(form);
+    if (form.dataset.check) restamp(form.dataset.zone);
     const body = new URLSearchParams(new FormData(form, e.submitter));
     post(form.getAttribute("action"), body, form);
     if (form.classList.contains("clue")) { const i = form.querySelector("input[name=clue]"); if (i) i.select(); }
@@ -80,20 +86,23 @@
 
   // Clover clues: what Submit would say, shown while typing (nothing is logged).
   // A check that answers after a later keystroke or a Submit is stale and dropped.
-  const timers = new WeakMap();
-  const stamps = new WeakMap();
-  const restamp = (form) => { clearTimeout(timers.get(form)); const n = (stamps.get(form) || 0) + 1; stamps.set(form, n); return n; };
+  const timers = new Map();
+  const stamps = new Map();
+  const restamp = (zone) => { clearTimeout(timers.get(zone)); const n = (stamps.get(zone) || 0) + 1; stamps.set(zone, n); return n; };
   document.addEventListener("input", (e) => {
     const input = e.target;
     const form = input instanceof HTMLInputElement ? input.closest("form[data-check]") : null;
     if (!form) return;
-    const stamp = restamp(form);
-    timers.set(form, setTimeout(async () => {
-      if (!input.value.trim()) { show(form, ""); return; }
-      const query = new URLSearchParams({ zone: form.dataset.zone, clue: input.value });
+    const zone = form.dataset.zone;
+    const stamp = restamp(zone);
+    timers.set(zone, setTimeout(async () => {
+      const field = checkForm(zone) && checkForm(zone).querySelector("input[name=clue]");
+      const value = field ? field.value : input.value;
+      if (!value.trim()) { show(checkForm(zone), ""); return; }
+      const query = new URLSearchParams({ zone: zone, clue: value });
       const response = await fetch(form.dataset.check + "?" + query, { credentials: "same-origin",
         headers: { "Accept": "application/json" } });
-      if (response.ok && stamps.get(form) === stamp) show(form, (await response.json()).text);
+      if (response.ok && stamps.get(zone) === stamp) show(checkForm(zone), (await response.json()).text);
     }, 250));
   });
 
