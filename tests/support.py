@@ -6,6 +6,7 @@ puts tests/ on the path; test files may share base names across folders).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -78,11 +79,9 @@ def kill_while_playing(args: Sequence[str], lines: Sequence[str], ready: Callabl
             proc.kill()
             proc.wait(timeout=10)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 if stream is not None:
                     stream.close()
-            except BrokenPipeError:
-                pass
     return proc.returncode
 
 

@@ -88,7 +88,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             super().__init__(*args, directory=str(tmp_path), **kwargs)
 
         def log_message(self, format: str, *args: object) -> None:
-            pass
+            """Keep the test's output clean: the server's request lines are not needed."""
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
