@@ -97,3 +97,16 @@ def log_has(path: Path, predicate: Callable[[list[dict]], bool]) -> Callable[[],
             return False
 
     return ready
+
+
+def record_table(lines: Sequence[tuple[str, str, float]], opening_seconds: float, tmp: Path) -> Path:
+    """A WAV of a table: silence while the assistant opens, then each (text, voice,
+    seconds of silence after it) said by espeak-ng; returns the file's path."""
+    from facilitator.speech.audio import write_wav
+
+    audio = silence(opening_seconds)
+    for text, voice, after in lines:
+        audio += speak(text, voice, tmp) + silence(after)
+    path = tmp / "table.wav"
+    write_wav(path, audio)
+    return path

@@ -15,9 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli, silence, speak
-
-from facilitator.speech.audio import write_wav
+from support import read_jsonl, record_table, run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,11 +45,7 @@ TABLE = [
 
 
 def test_a_lantern_route_by_voice_from_a_recording(tmp_path: Path) -> None:
-    audio = silence(22.0)                   # the opening: the card, every hand, who starts
-    for text, voice, after in TABLE:
-        audio += speak(text, voice, tmp_path) + silence(after)
-    recording = tmp_path / "table.wav"
-    write_wav(recording, audio)
+    recording = record_table(TABLE, 22.0, tmp_path)                   # the opening: the card, every hand, who starts
     log, said = tmp_path / "log.jsonl", tmp_path / "said"
     done = run_cli(["play", "lantern-links", "--audio-in", str(recording), "--speech-out", str(said),
                     "--seed", "4", "--routes", "1,7,12", "--log", str(log)], timeout=300)

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli, silence, speak
+from support import read_jsonl, record_table, run_cli, silence, speak
 
 from facilitator.speech.audio import write_wav
 
@@ -42,11 +42,7 @@ TABLE = [
 
 
 def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
-    audio = silence(8.0)                       # the opening announcement is said first
-    for text, voice, after in TABLE:
-        audio += speak(text, voice, tmp_path) + silence(after)
-    recording = tmp_path / "table.wav"
-    write_wav(recording, audio)
+    recording = record_table(TABLE, 8.0, tmp_path)     # the opening announcement is said first
     log, said = tmp_path / "log.jsonl", tmp_path / "said"
     done = run_cli(["play", "compass-code", "--audio-in", str(recording), "--speech-out", str(said),
                     "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log)], timeout=300)
@@ -99,11 +95,7 @@ def test_with_the_wake_phrase_only_the_called_command_is_heard(tmp_path: Path) -
         ("how many candidates", "en-us", 5.0),       # called: answered
         ("status", "en-us", 8.0),                    # not called again: ignored
     ]
-    audio = silence(8.0)
-    for text, voice, after in table:
-        audio += speak(text, voice, tmp_path) + silence(after)
-    recording = tmp_path / "table.wav"
-    write_wav(recording, audio)
+    recording = record_table(table, 8.0, tmp_path)
     log = tmp_path / "log.jsonl"
     done = run_cli(["play", "compass-code", "--wake-phrase", "--audio-in", str(recording),
                     "--speech-out", str(tmp_path / "said"), "--seed", "1", "--log", str(log)], timeout=300)
@@ -113,8 +105,7 @@ def test_with_the_wake_phrase_only_the_called_command_is_heard(tmp_path: Path) -
 
 
 def test_a_recording_without_a_speaker_is_still_heard_and_answered_in_captions(tmp_path: Path) -> None:
-    recording = tmp_path / "table.wav"
-    write_wav(recording, silence(8.0) + speak("how many candidates", "en-us", tmp_path) + silence(3.0))
+    recording = record_table([("how many candidates", "en-us", 3.0)], 8.0, tmp_path)
     done = run_cli(["play", "compass-code", "--audio-in", str(recording), "--output-device",
                     "no-such-speaker", "--seed", "1"], timeout=300)
     assert done.returncode == 0, done.stderr

@@ -8,9 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli, silence, speak
-
-from facilitator.speech.audio import write_wav
+from support import read_jsonl, record_table, run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -31,11 +29,7 @@ TABLE = [
 
 
 def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
-    audio = silence(6.0)   # the lobby's question is said first
-    for text, voice, after in TABLE:
-        audio += speak(text, voice, tmp_path) + silence(after)
-    recording = tmp_path / "table.wav"
-    write_wav(recording, audio)
+    recording = record_table(TABLE, 6.0, tmp_path)   # the lobby's question is said first
     data, said = tmp_path / "data", tmp_path / "said"
     done = run_cli(["serve", "--audio-in", str(recording), "--speech-out", str(said), "--seed", "1",
                     "--data-dir", str(data)], timeout=300)

@@ -11,9 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli, silence, speak
-
-from facilitator.speech.audio import write_wav
+from support import read_jsonl, record_table, run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -33,11 +31,7 @@ TABLE = [
 
 
 def test_the_worked_example_by_voice_from_a_recording(tmp_path: Path) -> None:
-    audio = silence(OPENING)
-    for text, voice, after in TABLE:
-        audio += speak(text, voice, tmp_path) + silence(after)
-    recording = tmp_path / "table.wav"
-    write_wav(recording, audio)
+    recording = record_table(TABLE, OPENING, tmp_path)
     log, private, said = tmp_path / "log.jsonl", tmp_path / "private.jsonl", tmp_path / "said"
     done = run_cli(["play", "two-windows", "--practice", "--audio-in", str(recording), "--speech-out",
                     str(said), "--private", str(private), "--names", "Ann,Bea,Cal", "--log", str(log)],
