@@ -102,35 +102,20 @@ def check(directory: Path | None = None) -> list[str]:
     report = [
         f"content/{KEYWORDS_FILE}: {len(deck.cards)} cards, {4 * len(deck.cards)} words, none on two cards"
     ]
-    spoken = recognizer_dictionary()
-    if spoken is None:
-        report.append(
-            f"content/{KEYWORDS_FILE}: pocketsphinx is not installed; recognizer dictionary not checked"
-        )
-    else:
+    lists = [
+        (recognizer_dictionary(), "the recognizer's dictionary",
+         "pocketsphinx is not installed; recognizer dictionary not checked"),
+        (word_list(), "the English word list",
+         "no English word list installed (wamerican); clues will not be checked for made-up words"),
+    ]
+    for words, what, missing in lists:
+        if words is None:
+            report.append(f"content/{KEYWORDS_FILE}: {missing}")
+            continue
         for i, card in enumerate(deck.cards):
-            unknown = [w for w in card.words if w not in spoken]
+            unknown = [w for w in card.words if w not in words]
             if unknown:
-                raise ContentError(
-                    name,
-                    _entry(i, card),
-                    f"{unknown[0]!r} is not in the recognizer's dictionary ({spoken.source})",
-                )
-        report.append(f"content/{KEYWORDS_FILE}: every word is in the recognizer's dictionary")
-    plain = word_list()
-    if plain is None:
-        report.append(
-            f"content/{KEYWORDS_FILE}: no English word list installed (wamerican); "
-            "clues will not be checked for made-up words"
-        )
-    else:
-        for i, card in enumerate(deck.cards):
-            unknown = [w for w in card.words if w not in plain]
-            if unknown:
-                raise ContentError(
-                    name,
-                    _entry(i, card),
-                    f"{unknown[0]!r} is not in the English word list ({plain.source})",
-                )
-        report.append(f"content/{KEYWORDS_FILE}: every word is in the English word list")
+                raise ContentError(name, _entry(i, card),
+                                   f"{unknown[0]!r} is not in {what} ({words.source})")
+        report.append(f"content/{KEYWORDS_FILE}: every word is in {what}")
     return report
