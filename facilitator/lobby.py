@@ -26,7 +26,7 @@ from .games import find_game
 from .grammar import Command, NotRecognized, RuntimeLists, load_grammar
 from .log import read_log
 from .phrases import Phrasebook
-from .session import MAX_UTTERANCE, Reply, Session
+from .session import Reply, Session, handle_line
 from .settings import Settings
 from .table_data import TableData
 
@@ -144,12 +144,7 @@ class Lobby:
         return self.grammar.parse(text, intents=self.legal_intents() if narrow else None, typed=typed)
 
     def handle(self, text: str) -> Reply:
-        if len(text) > MAX_UTTERANCE:
-            return self.reject(text, "too-long", "utterance too long")
-        command = self.parse(text)
-        if isinstance(command, NotRecognized):
-            return self.reject(text, "say-again", "not understood")
-        return self.execute(command)
+        return handle_line(self, text)
 
     def reject(self, text: str, key: str, reason: str, command: Command | None = None,
                **fields: Any) -> Reply:

@@ -11,7 +11,7 @@ import random
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
@@ -26,6 +26,26 @@ MAX_UTTERANCE = 300
 CONTROLS = frozenset({"louder", "softer", "slower", "faster", "stop listening", "start listening"})
 CONFIRMATIONS = frozenset({"yes", "no", "cancel"})
 LOBBY = frozenset({"new game", "resume"})
+
+
+class LineTaker(Protocol):
+    """What takes typed lines: a game's session, or the lobby."""
+
+    def parse(self, text: str) -> Command | NotRecognized: ...
+
+    def execute(self, command: Command) -> Reply: ...
+
+    def reject(self, text: str, key: str, reason: str) -> Reply: ...
+
+
+def handle_line(taker: LineTaker, text: str) -> Reply:
+    """A typed line: too long or not understood is refused, anything else applied."""
+    if len(text) > MAX_UTTERANCE:
+        return taker.reject(text, "too-long", "utterance too long")
+    command = taker.parse(text)
+    if isinstance(command, NotRecognized):
+        return taker.reject(text, "say-again", "not understood")
+    return taker.execute(command)
 
 
 @dataclass
@@ -132,12 +152,7 @@ class Session:
 
     def handle(self, text: str) -> Reply:
         """A typed line: parse it and apply it (typed commands are not confirmed)."""
-        if len(text) > MAX_UTTERANCE:
-            return self.reject(text, "too-long", "utterance too long")
-        command = self.parse(text)
-        if isinstance(command, NotRecognized):
-            return self.reject(text, "say-again", "not understood")
-        return self.execute(command)
+        return handle_line(self, text)
 
     def execute(self, command: Command) -> Reply:
         """Apply a parsed (and, by voice, confirmed) command."""
