@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     from .speech.commands import add_commands as add_speech_commands
 
     add_speech_commands(sub)
-    from .service_commands import add_commands as add_service_commands
+    from .table_cli import add_commands as add_service_commands
 
     add_service_commands(sub)
     return p
@@ -145,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
             from .demo import run_demo
 
             return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log)
-        from .service_commands import COMMANDS as SERVICE_COMMANDS
+        from .table_cli import COMMANDS as SERVICE_COMMANDS
 
         if args.command in SERVICE_COMMANDS:
-            from .service_commands import run_command as run_service_command
+            from .table_cli import run_command as run_service_command
 
             return run_service_command(args)
         from .speech.commands import COMMANDS as SPEECH_COMMANDS

@@ -10,7 +10,7 @@ loses nothing (invariant 3): the newest unfinished log is offered again.
 one (``parse``, ``handle``, ``execute``, ``reject``, ``grammar``, ``phrases``,
 ``over``), so the same voice loop and the same confirmation gate run it.  The
 lobby logs nothing: its only lasting state is which unfinished log was set
-aside (``lobby.json`` in the data directory).  The drivers are in ``serve.py``.
+aside (``lobby.json`` in the data directory).  The drivers are in ``lobby_run.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import Any
 
 from .errors import FacilitatorError, LogError, OptionsError
 from .games import find_game
-from .grammar import Command, NotRecognized, RuntimeLists, load_grammar
+from .command import Command, NotRecognized, RuntimeLists
+from .grammar import load_grammar
 from .log import read_log
 from .phrases import Phrasebook
 from .session import Reply, Session, handle_line

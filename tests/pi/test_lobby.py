@@ -10,7 +10,7 @@ from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, sa
 
 from facilitator.games import find_game
 from facilitator.lobby import GameStore, Lobby
-from facilitator.serve import run_text
+from facilitator.lobby_run import run_text
 from facilitator.session import Session
 from facilitator.settings import Settings, parse
 from facilitator.speech.base import VoiceSettings

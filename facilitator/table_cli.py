@@ -13,7 +13,7 @@ COMMANDS = ("serve", "settings", "doctor", "install-service")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from .serve import add_arguments as add_serve_arguments
+    from .lobby_run import add_arguments as add_serve_arguments
 
     serve = sub.add_parser("serve", help="the lobby: choose, play and resume games by voice (or --text)")
     add_serve_arguments(serve)
@@ -46,7 +46,7 @@ def load_settings(path: Path | None) -> settings_mod.Settings:
 
 def run_command(args: argparse.Namespace) -> int:
     if args.command == "serve":
-        from .serve import run
+        from .lobby_run import run
 
         loaded = load_settings(args.config)
         settings_mod.apply_to_args(loaded, args)
@@ -113,9 +113,9 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _install_service(args: argparse.Namespace) -> int:
-    from . import service
+    from . import systemd_unit
 
-    text = service.unit_text(service.executable(), config=args.config.resolve() if args.config else None,
+    text = systemd_unit.unit_text(systemd_unit.executable(), config=args.config.resolve() if args.config else None,
                              data_dir=args.data_dir.resolve() if args.data_dir else None)
     if args.print_only:
         sys.stdout.write(text)
@@ -124,7 +124,7 @@ def _install_service(args: argparse.Namespace) -> int:
     if loaded.listening.gate == "push-to-talk" and loaded.listening.push_to_talk == "key":
         print("facilitator: note: push-to-talk 'key' needs a terminal; a service needs "
               "listening.push_to_talk = \"gpio:PIN\" or \"evdev:DEVICE\"", file=sys.stderr)
-    done = service.install(text, service.unit_path())
+    done = systemd_unit.install(text, systemd_unit.unit_path())
     for note in done.notes:
         print(note)
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from support import run_cli
 
-from facilitator import service
+from facilitator import systemd_unit
 
 
 def parse_unit(text: str) -> configparser.ConfigParser:
@@ -20,7 +20,7 @@ def parse_unit(text: str) -> configparser.ConfigParser:
 
 
 def test_the_unit_runs_serve_from_this_installation_and_restarts_on_failure() -> None:
-    unit = parse_unit(service.unit_text(["/home/pi/facilitator/.venv/bin/facilitator"]))
+    unit = parse_unit(systemd_unit.unit_text(["/home/pi/facilitator/.venv/bin/facilitator"]))
     assert unit["Service"]["ExecStart"] == "/home/pi/facilitator/.venv/bin/facilitator serve --service"
     assert unit["Service"]["Restart"] == "on-failure"
     assert unit["Service"]["RestartSec"] == "10"
@@ -31,16 +31,16 @@ def test_the_unit_runs_serve_from_this_installation_and_restarts_on_failure() ->
 
 
 def test_settings_file_and_data_directory_are_passed_and_quoted() -> None:
-    text = service.unit_text(["/opt/my venv/bin/facilitator"], config=Path("/home/pi/table config.toml"),
+    text = systemd_unit.unit_text(["/opt/my venv/bin/facilitator"], config=Path("/home/pi/table config.toml"),
                              data_dir=Path("/srv/facilitator"))
     exec_start = parse_unit(text)["Service"]["ExecStart"]
     assert exec_start == ('"/opt/my venv/bin/facilitator" serve --service '
                           '--config "/home/pi/table config.toml" --data-dir /srv/facilitator')
-    assert service._quote("50%$x") == '"50%%$$x"'
+    assert systemd_unit._quote("50%$x") == '"50%%$$x"'
 
 
 def test_the_executable_is_the_running_environments_own(tmp_path: Path) -> None:
-    command = service.executable()
+    command = systemd_unit.executable()
     assert Path(command[0]).is_absolute()
     assert command[0].endswith("facilitator") or command[1:] == ["-m", "facilitator"]
 
@@ -65,7 +65,7 @@ class FakeSystemctl:
 def test_install_writes_enables_and_starts_when_systemd_runs(tmp_path: Path) -> None:
     path = tmp_path / "systemd" / "user" / "facilitator.service"
     systemctl = FakeSystemctl(running=True)
-    done = service.install("[Unit]\n", path, runner=systemctl, which=lambda p: "/usr/bin/systemctl", user="pi")
+    done = systemd_unit.install("[Unit]\n", path, runner=systemctl, which=lambda p: "/usr/bin/systemctl", user="pi")
     assert path.read_text() == "[Unit]\n"
     assert done.enabled
     assert systemctl.calls == [["systemctl", "--user", "show-environment"],
@@ -76,7 +76,7 @@ def test_install_writes_enables_and_starts_when_systemd_runs(tmp_path: Path) -> 
 
 def test_install_without_a_user_manager_writes_the_unit_and_says_what_to_run(tmp_path: Path) -> None:
     path = tmp_path / "facilitator.service"
-    done = service.install("x", path, runner=FakeSystemctl(running=False), which=lambda p: "/usr/bin/x",
+    done = systemd_unit.install("x", path, runner=FakeSystemctl(running=False), which=lambda p: "/usr/bin/x",
                            user="pi")
     assert path.exists() and not done.enabled
     assert any("systemctl --user enable --now facilitator.service" in n for n in done.notes)
@@ -85,12 +85,12 @@ def test_install_without_a_user_manager_writes_the_unit_and_says_what_to_run(tmp
 
 
 def test_install_without_systemd_at_all(tmp_path: Path) -> None:
-    done = service.install("x", tmp_path / "u.service", runner=FakeSystemctl(True), which=lambda p: None)
+    done = systemd_unit.install("x", tmp_path / "u.service", runner=FakeSystemctl(True), which=lambda p: None)
     assert not done.enabled and "no systemd" in done.notes[-1]
 
 
 def test_a_failed_enable_is_reported_not_raised(tmp_path: Path) -> None:
-    done = service.install("x", tmp_path / "u.service", runner=FakeSystemctl(True, fail="enable"),
+    done = systemd_unit.install("x", tmp_path / "u.service", runner=FakeSystemctl(True, fail="enable"),
                            which=lambda p: "/usr/bin/systemctl", user="pi")
     assert not done.enabled and any("failed: Failed to enable" in n for n in done.notes)
 
