@@ -43,10 +43,15 @@ class Segment:
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """What a recognizer heard; ``score`` is engine-specific (higher is better), if any."""
+    """What a recognizer heard; ``score`` is engine-specific (higher is better), if any.
+
+    ``sure`` is the recognizer's own verdict that the words are what was said (its
+    checks passed with margin); the loop confirms an unsure hearing explicitly.
+    """
 
     text: str
     score: float | None = None
+    sure: bool = False
 
 
 @dataclass(frozen=True)
