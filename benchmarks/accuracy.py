@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from facilitator.games import find_game
-from facilitator.grammar import Command, Grammar, load_grammar
+from facilitator.command import Command
+from facilitator.grammar import Grammar, load_grammar
 from facilitator.speech.audio import read_wav
 from facilitator.speech.base import RecognitionGrammar
 from facilitator.speech.grammar_build import recognition_grammar

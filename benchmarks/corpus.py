@@ -36,7 +36,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from facilitator.games import find_game
-from facilitator.grammar import Command, load_grammar
+from facilitator.command import Command
+from facilitator.grammar import load_grammar
 from facilitator.speech.audio import read_wav, write_wav
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")

@@ -14,7 +14,8 @@ from .errors import (
 )
 from .events import Event
 from .games import find_game
-from .grammar import Command, NotRecognized, load_grammar
+from .command import Command, NotRecognized
+from .grammar import load_grammar
 from .session import Reply, Session
 
 __version__ = "0.1.0"

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from .games.compass_code import ALL_ROUTES, feedback
-from .grammar import NotRecognized
+from .command import NotRecognized
 from .session import Session
 from .speech.base import Recognizer, Speaker
 from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions

@@ -18,7 +18,7 @@ import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -26,10 +26,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from . import template as t
+from .command import GAMES, Command, NotRecognized, RuntimeLists
 from .errors import GrammarError
 from .paths import grammars_dir
 
-RuntimeLists = Mapping[str, Mapping[str, Iterable[str]]]
 
 
 class _ListModel(BaseModel):
@@ -55,28 +55,6 @@ class _FileModel(BaseModel):
     lists: dict[str, _ListModel] = {}
     commands: list[_CommandModel] = []
     responses: dict[str, str] = {}
-
-
-@dataclass(frozen=True)
-class Command:
-    """A parsed command: its intent, slot values and canonical form."""
-
-    intent: str
-    canonical: str
-    slots: dict[str, str] = field(default_factory=dict)
-    text: str = ""
-
-    @property
-    def args(self) -> list[str]:
-        """The canonical form's words after the command word."""
-        return self.canonical.split()[1:]
-
-
-@dataclass(frozen=True)
-class NotRecognized:
-    """What the parser returns for words it cannot turn into a command."""
-
-    text: str
 
 
 @dataclass(frozen=True)
@@ -434,8 +412,6 @@ def load_grammar(game: str | None, directory: Path | None = None) -> Grammar:
     key = (str(directory), game or "*")
     if key not in _loaded:
         if game is None:
-            from .games import GAMES  # the game grammars; other files there are not grammars
-
             names = [g for g in GAMES if (directory / f"{g}.toml").exists()]
         else:
             names = [game]

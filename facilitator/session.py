@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from .errors import IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
-from .grammar import Command, Grammar, NotRecognized, load_grammar
+from .command import Command, NotRecognized
+from .grammar import Grammar, load_grammar
 from .log import EventLog, write_private
 from .phrases import Phrasebook
 from .table_data import TableData

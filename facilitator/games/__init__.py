@@ -15,12 +15,11 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import IllegalCommandError, OptionsError
 from ..events import Audience, Event
-from ..grammar import Command, RuntimeLists
+from ..command import GAMES, Command, RuntimeLists
 from ..phrases import Phrasebook
 
 S = TypeVar("S")
 
-GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 _MODULES = {"compass-code": "compass_code", "two-windows": "two_windows",
             "lantern-links": "lantern_links", "clover": "clover"}
 _ALIASES = {"compass_code": "compass-code", "two_windows": "two-windows",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import Audience, Event
-from ..grammar import Command
+from ..command import Command
 from ..log import read_log
 from ..session import MAX_UTTERANCE, Reply, Session
 from .seats import Seats

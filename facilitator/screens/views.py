@@ -16,7 +16,7 @@ from typing import Any
 
 import segno
 
-from ..grammar import Command
+from ..command import Command
 from ..session import Session
 from . import controls as ctl
 from .hub import Hub

@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from ..grammar import Grammar, RuntimeLists
+from ..command import RuntimeLists
+
+from ..grammar import Grammar
 from .base import RecognitionGrammar
 
 _cache: dict[tuple[int, object, object], RecognitionGrammar] = {}

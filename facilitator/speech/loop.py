@@ -30,7 +30,7 @@ from enum import Enum
 from typing import IO, Protocol
 
 from ..errors import FacilitatorError, IllegalCommandError
-from ..grammar import Command, NotRecognized, RuntimeLists
+from ..command import Command, NotRecognized, RuntimeLists
 from ..session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
 from .base import (
     AudioSource,

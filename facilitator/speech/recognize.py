@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import ModelError
 from ..games import find_game
-from ..grammar import Command, load_grammar
+from ..command import Command
+from ..grammar import load_grammar
 from .audio import read_wav
 from .base import RecognitionGrammar, Recognizer
 from .grammar_build import recognition_grammar

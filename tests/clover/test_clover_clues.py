@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from facilitator.games.clover.board import Side, all_words, board_from_json
 from facilitator.games.clover.clues import Refusal, check_clue, same_family
 from facilitator.games.clover.lexicon import Lexicon, fold, word_list
-from facilitator.grammar import Command, load_grammar
+from facilitator.command import Command
+from facilitator.grammar import load_grammar
 
 GOLDEN = tomllib.loads(
     (Path(__file__).parent / "golden" / "clue_checks.toml").read_text(encoding="utf-8")

@@ -14,7 +14,8 @@ import pytest
 
 from facilitator.games.clover import REFEREE
 from facilitator.games.clover.lexicon import recognizer_dictionary
-from facilitator.grammar import Command, NotRecognized, load_grammar
+from facilitator.command import Command, NotRecognized
+from facilitator.grammar import load_grammar
 
 NUMBERS = {
     "one": "1",

@@ -14,7 +14,7 @@ from facilitator.errors import IllegalCommandError
 from facilitator.events import Event
 from facilitator.games.clover import REFEREE
 from facilitator.games.clover.board import SLOTS, all_words, turns_between
-from facilitator.grammar import Command
+from facilitator.command import Command
 
 SLOT_NAMES = [s.value for s in SLOTS]
 moves = st.lists(

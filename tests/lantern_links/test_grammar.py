@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from facilitator.games.lantern_links import REFEREE
-from facilitator.grammar import Command, NotRecognized, load_grammar
+from facilitator.command import Command, NotRecognized
+from facilitator.grammar import load_grammar
 
 GRAMMAR = load_grammar("lantern-links")
 UTTERANCES = tomllib.loads((Path(__file__).parent / "golden" / "utterances.toml").read_text())["utterances"]

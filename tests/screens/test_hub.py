@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from facilitator.grammar import Command
+from facilitator.command import Command
 from facilitator.screens import Hub, Seats
 from facilitator.session import Session
 

@@ -12,7 +12,8 @@ import pytest
 
 from facilitator import template as t
 from facilitator.games.two_windows import REFEREE
-from facilitator.grammar import Command, Grammar, NotRecognized, load_grammar
+from facilitator.command import Command, NotRecognized
+from facilitator.grammar import Grammar, load_grammar
 
 GAME_INTENTS = ("a sends", "b sends", "final", "more", "replace packet")
 

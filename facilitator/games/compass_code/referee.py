@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from ...errors import IllegalCommandError, OptionsError
 from ...events import Audience, Event
-from ...grammar import Command
+from ...command import Command
 from ...phrases import Phrasebook
 from .. import Referee
 from .deck import RouteDeck, load_deck

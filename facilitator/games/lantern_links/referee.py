@@ -29,7 +29,7 @@ from typing import Any
 
 from ...errors import IllegalCommandError, OptionsError
 from ...events import Event
-from ...grammar import Command
+from ...command import Command
 from ...phrases import Phrasebook
 from .. import Referee
 from . import announce

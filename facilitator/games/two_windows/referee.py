@@ -27,7 +27,7 @@ from typing import Any
 
 from ...errors import IllegalCommandError, OptionsError
 from ...events import Audience, Event
-from ...grammar import Command, RuntimeLists
+from ...command import Command, RuntimeLists
 from ...phrases import Phrasebook
 from .. import Referee
 from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
