@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import FacilitatorError, OptionsError
+from .errors import FacilitatorError, LogError, OptionsError
 from .games import GAMES, find_game
 
 EXIT_BAD = 2
@@ -94,10 +94,16 @@ def _play(args: argparse.Namespace) -> int:
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
         session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
-        if not args.text and not args.screens:
-            voice_play.check_private(session.referee.name, voice_play.resumed_options(session), args.private)
         for note in notes:
             print(f"facilitator: {note}", file=sys.stderr)
+        if session.over:
+            # its end is said again and its records and private messages were brought
+            # up to the log (a crash may have come between them), but nothing is left to play
+            session.log.close()
+            textplay.show(reply, sys.stdout)
+            raise LogError(f"the game in {str(args.resume)!r} is over; nothing to resume")
+        if not args.text and not args.screens:
+            voice_play.check_private(session.referee.name, voice_play.resumed_options(session), args.private)
     else:
         names = [n.strip() for n in args.names.split(",")] if args.names else None
         if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):

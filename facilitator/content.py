@@ -97,3 +97,25 @@ def check_all(directory: Path | None = None) -> tuple[list[str], list[ContentErr
         except ContentError as exc:
             problems.append(exc)
     return report, problems
+
+
+def version(game: str, directory: Path | None = None) -> str:
+    """The content version of ``game``'s decks: a digest of every file in ``content/GAME/``.
+
+    Logged in ``game-started``; a game is resumed only with the decks it started with."""
+    import hashlib
+
+    folder = (directory or content_dir()) / game
+    h = hashlib.sha256()
+    try:
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+    except OSError:
+        files = []
+    for path in files:
+        h.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"\1unreadable")
+        h.update(b"\0")
+    return h.hexdigest()[:16]

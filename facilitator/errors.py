@@ -6,6 +6,8 @@
     ├── ContentError        a deck file is broken (file, entry, reason)
     ├── GrammarError        a grammar file is broken (file, entry, reason)
     ├── LogError            an event log cannot be read or resumed
+    ├── WriteError          a file cannot be written (the log, private messages, records, stdout)
+    ├── InUseError          another facilitator holds this log or data directory
     ├── OptionsError        bad command-line options or settings
     ├── SpeechError         speech in or out cannot work (no espeak-ng, not a WAV file)
     ├── DeviceError         no usable microphone or speaker (PortAudio, device names)
@@ -45,6 +47,19 @@ class GrammarError(_FileEntryError):
 
 class LogError(FacilitatorError):
     """An event log cannot be read or resumed."""
+
+
+class WriteError(FacilitatorError):
+    """A file cannot be written: the log, private messages, the table's records or stdout.
+    Whatever was fsynced before stays; resuming redoes what followed it."""
+
+
+class InUseError(FacilitatorError):
+    """Another facilitator (a second copy started by mistake) holds this log or data directory."""
+
+    def __init__(self, message: str, pid: int | None = None) -> None:
+        self.pid = pid
+        super().__init__(message)
 
 
 class OptionsError(FacilitatorError):

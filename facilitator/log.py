@@ -1,137 +1,304 @@
 """The event log: JSON Lines, appended and fsynced before anything is announced.
 
-A power cut can leave a half-written last line; reading drops it with a note
-(and resuming cuts it off the file).  Any other unreadable line makes the log
-unusable for resuming: nothing is rewritten, so nothing already logged is lost.
+Every command's events are written as one batch with one ``write`` and one
+``fsync``.  Each line carries, beside the event, where its batch starts and how
+long it is, and a short chained digest::
+
+    {"type": ..., "seq": 7, "audience": ..., ...fields, "batch": 6, "batch_size": 3, "chain": "9f0c..."}
+
+``batch`` is the seq of the command's first event, ``batch_size`` how many events
+the command logged, ``chain`` the first 16 hex digits of SHA-256 over the previous
+line's chain and this line without its chain (the first line chains from "").
+A command's events are all or nothing: a power cut can leave only the last
+batch short or its last line half-written, and reading drops that whole batch
+with a note (resuming cuts it off the file).  Anything else that is wrong
+(numbering that does not start at 1 or skips, a line not made by the referee, a
+damaged middle) makes the log unusable for resuming: nothing is rewritten, so
+nothing already logged is lost.  Logs written before batches existed (no
+``batch`` on their first line) are read line by line, as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import LogError
+from .errors import LogError, WriteError
 from .events import Event, is_audience
+
+#: the envelope fields a log line adds around an event (never an event's own fields)
+BATCH_FIELDS = ("batch", "batch_size", "chain")
+#: the most of a log file that is read (a log of a long game is well under 1 MB)
+MAX_LOG_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
 class LogContents:
-    """What a log file holds: its events, the last seq, and notes for stderr."""
+    """What a log file holds: its events, the last seq, and notes for stderr.
+
+    ``batches`` are the index ranges of ``events`` that one command logged;
+    ``good_bytes`` is where the last complete batch ends; ``chain`` is the digest
+    the next line chains from."""
 
     events: list[Event]
     last_seq: int
     notes: list[str] = field(default_factory=list)
     good_bytes: int = 0
+    batches: list[tuple[int, int]] = field(default_factory=list)
+    chain: str | None = None
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+
+def digest(previous: str, line: bytes) -> str:
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + line).hexdigest()[:16]
+
+
+def _dump(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def check_regular(path: Path, what: str) -> None:
+    """Refuse a path that is not a regular file (a FIFO, a device, a directory)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise LogError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise LogError(f"{what} {str(path)!r} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise LogError(f"{what} {str(path)!r} is not a regular file")
 
 
 def read_log(path: Path) -> LogContents:
     """Read every event of ``path``; raise ``LogError`` naming the first bad line."""
+    check_regular(path, "log")
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read(MAX_LOG_BYTES + 1)
     except FileNotFoundError:
         raise LogError(f"no log at {str(path)!r}") from None
     except OSError as exc:
         raise LogError(f"cannot read log {str(path)!r}: {exc.strerror}") from None
+    if len(raw) > MAX_LOG_BYTES:
+        raise LogError(f"log {str(path)!r} is larger than {MAX_LOG_BYTES // 2**20} MB; not a game log")
+    return _parse(path, raw)
+
+
+def _parse(path: Path, raw: bytes) -> LogContents:
+    name = repr(str(path))
     lines = raw.split(b"\n")
-    events: list[Event] = []
-    notes: list[str] = []
-    last_seq = 0
-    offset = good = 0
+    contents = LogContents([], 0)
+    offset = 0
+    batched: bool | None = None
+    chain = ""
+    open_batch: tuple[int, int, int] | None = None   # (first seq, size, first event index)
+    batch_start_bytes = 0
     for number, line in enumerate(lines, 1):
         is_tail = number == len(lines)
         start = offset
         offset += len(line) + 1
+        end = min(offset, len(raw))
         if not line.strip():
+            if not is_tail and open_batch is None:
+                contents.good_bytes = offset
             if not is_tail:
-                good = offset
-            continue
+                continue
+            break
         try:
             obj = json.loads(line.decode("utf-8"))
-            event = _check(obj, last_seq)
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError) as exc:
             if is_tail:
-                notes.append(f"dropped a half-written last line of the log (line {number})")
-                good = start
+                what = "the last command's events" if open_batch else "a half-written last line"
+                contents.notes.append(f"dropped {what} of the log (line {number}): half-written")
                 break
-            raise LogError(f"log {str(path)!r} line {number}: {exc}") from None
-        events.append(event)
-        last_seq = obj["seq"]
-        good = offset if not is_tail else offset - 1
-    if not events:
-        raise LogError(f"log {str(path)!r} holds no events")
-    if events[0].type != "game-started":
-        raise LogError(f"log {str(path)!r} does not start with game-started")
-    return LogContents(events, last_seq, notes, good)
-
-
-def _check(obj: Any, last_seq: int) -> Event:
-    if not isinstance(obj, dict):
-        raise ValueError("not a JSON object")
-    seq = obj.get("seq")
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last_seq:
-        raise ValueError(f"seq {seq!r} does not follow {last_seq}")
-    if not isinstance(obj.get("type"), str) or not is_audience(obj.get("audience")):
-        raise ValueError("missing type or audience")
-    return Event.from_json(obj)
+            raise LogError(f"log {name} line {number}: {exc}") from None
+        seq = obj.get("seq")
+        expected = contents.last_seq + 1
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq != expected:
+            if contents.last_seq == 0:
+                raise LogError(f"log {name} line {number}: seq {seq!r} does not start the log at 1")
+            raise LogError(f"log {name} line {number}: seq {seq!r} does not follow {contents.last_seq}")
+        if not isinstance(obj.get("type"), str) or not is_audience(obj.get("audience")):
+            raise LogError(f"log {name} line {number}: missing type or audience")
+        if batched is None:
+            batched = "batch" in obj
+        if batched:
+            size, first, given = obj.get("batch_size"), obj.get("batch"), obj.pop("chain", None)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (size, first)) or size < 1:
+                raise LogError(f"log {name} line {number}: no batch of its command")
+            if open_batch is None:
+                if first != seq:
+                    raise LogError(f"log {name} line {number}: batch {first} does not start at seq {seq}")
+                open_batch = (seq, size, len(contents.events))
+                batch_start_bytes = start
+            elif (first, size) != open_batch[:2]:
+                raise LogError(f"log {name} line {number}: batch {first} of {size} inside batch "
+                               f"{open_batch[0]} of {open_batch[1]}")
+            chain = digest(chain, _dump(obj))
+            if given != chain:
+                raise LogError(f"log {name} line {number}: not the line the referee wrote "
+                               "(its chain does not match)")
+        else:
+            for key in BATCH_FIELDS:
+                if key in obj:
+                    raise LogError(f"log {name} line {number}: {key!r} in a log without batches")
+            open_batch = (seq, 1, len(contents.events))
+            batch_start_bytes = start
+        try:
+            event = Event.from_json({k: v for k, v in obj.items() if k not in BATCH_FIELDS})
+        except ValueError as exc:
+            raise LogError(f"log {name} line {number}: {exc}") from None
+        contents.events.append(event)
+        contents.lines.append(obj)
+        contents.last_seq = seq
+        if seq - open_batch[0] + 1 == open_batch[1]:
+            contents.batches.append((open_batch[2], len(contents.events)))
+            contents.good_bytes = end
+            contents.chain = chain if batched else None
+            open_batch = None
+    if open_batch is not None:
+        dropped = len(contents.events) - open_batch[2]
+        if not any("dropped" in n for n in contents.notes):
+            contents.notes.append(f"dropped the last command's events of the log (seq {open_batch[0]} on): "
+                                  f"{dropped} of {open_batch[1]} written")
+        del contents.events[open_batch[2]:]
+        del contents.lines[open_batch[2]:]
+        contents.last_seq = open_batch[0] - 1
+        contents.good_bytes = batch_start_bytes
+    elif batched and contents.chain is None:
+        contents.chain = chain
+    if not contents.events:
+        raise LogError(f"log {name} holds no events")
+    if contents.events[0].type != "game-started":
+        raise LogError(f"log {name} does not start with game-started")
+    if batched is False:
+        contents.chain = None
+    return contents
 
 
 class EventLog:
-    """An append-only JSONL file; ``append`` writes a batch and fsyncs once."""
+    """An append-only JSONL file; ``append`` writes one command's batch and fsyncs once."""
 
-    def __init__(self, path: Path | None, next_seq: int = 1) -> None:
+    def __init__(self, path: Path | None, next_seq: int = 1, chain: str | None = "") -> None:
         self.path = path
         self.next_seq = next_seq
+        self._chain = chain          # None: an old log without batches
         self._file: IO[bytes] | None = None
+        self.lock: Any = None
         if path is not None:
+            check_regular(path, "log")
             new = not path.exists()
-            if path.parent and not path.parent.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "ab")
+            try:
+                if path.parent and not path.parent.exists():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(path, "ab")
+            except OSError as exc:
+                raise WriteError(f"cannot write the log {str(path)!r}: {exc.strerror}") from None
+            from .locks import lock_log
+
+            try:
+                self.lock = lock_log(path, self._file)
+            except BaseException:
+                self._file.close()
+                self._file = None
+                raise
             if new:
                 _fsync_dir(path.parent)
 
     @classmethod
     def resume(cls, path: Path) -> tuple[EventLog, LogContents]:
-        """Open ``path`` to continue it, cutting a half-written last line off."""
-        contents = read_log(path)
-        size = path.stat().st_size
-        if contents.good_bytes < size or not _ends_with_newline(path, contents.good_bytes):
-            with open(path, "r+b") as f:
-                f.truncate(contents.good_bytes)
-                f.seek(0, os.SEEK_END)
-                if not _ends_with_newline(path, contents.good_bytes):
-                    f.write(b"\n")
-                f.flush()
-                os.fsync(f.fileno())
-        return cls(path, contents.last_seq + 1), contents
+        """Lock and open ``path`` to continue it, cutting a half-written last batch off."""
+        check_regular(path, "log")
+        if not path.exists():
+            raise LogError(f"no log at {str(path)!r}")
+        log = cls(path, 0, None)      # locked before it is read or cut
+        try:
+            contents = read_log(path)
+            log.next_seq, log._chain = contents.last_seq + 1, contents.chain
+            size = path.stat().st_size
+            ends = _ends_with_newline(path, contents.good_bytes)
+            if contents.good_bytes < size or not ends:
+                with open(path, "r+b") as f:
+                    f.truncate(contents.good_bytes)
+                    f.seek(0, os.SEEK_END)
+                    if not ends:
+                        f.write(b"\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+        except OSError as exc:
+            log.close()
+            raise WriteError(f"cannot write the log {str(path)!r}: {exc.strerror}") from None
+        except BaseException:
+            log.close()
+            raise
+        return log, contents
 
     def append(self, events: Iterable[Event]) -> list[dict[str, Any]]:
-        """Number, write and fsync ``events``; return their log lines."""
-        lines = []
-        for event in events:
-            lines.append(event.to_json(self.next_seq))
-            self.next_seq += 1
-        if self._file is not None and lines:
-            data = b"".join(
-                json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-                for line in lines
-            )
-            self._file.write(data)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+        """Number, write and fsync one command's ``events``; return their log lines.
+
+        On a write error the file is cut back to where it was, so the log holds the
+        whole command or none of it, and ``WriteError`` says why."""
+        batch = list(events)
+        first = self.next_seq
+        lines = [event.to_json(first + i) for i, event in enumerate(batch)]
+        if self._file is None or not lines:
+            self.next_seq += len(lines)
+            return lines
+        data = []
+        chain = self._chain
+        for line in lines:
+            if chain is None:
+                data.append(_dump(line) + b"\n")
+                continue
+            body = {**line, "batch": first, "batch_size": len(lines)}
+            chain = digest(chain, _dump(body))
+            data.append(_dump({**body, "chain": chain}) + b"\n")
+        _write_all(self._file, b"".join(data), self.path)
+        self._chain = chain
+        self.next_seq += len(lines)
         return lines
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+def _write_all(f: IO[bytes], data: bytes, path: Path | None) -> None:
+    """Write ``data`` and fsync; on failure cut the file back and raise ``WriteError``."""
+    fd = f.fileno()
+    before = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    except OSError as exc:
+        try:
+            os.ftruncate(fd, before)
+            os.fsync(fd)
+        except OSError:
+            pass        # reading drops the short batch anyway
+        raise WriteError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:
+    if size == 0:
+        return True
     with open(path, "rb") as f:
         f.seek(size - 1)
         return f.read(1) == b"\n"
@@ -151,11 +318,39 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def write_private(path: Path, lines: Sequence[dict[str, Any]]) -> None:
-    """Append private messages (the log envelope plus ``text``) to ``path``."""
+    """Append private messages (the log envelope plus ``text``) to ``path``, fsynced."""
     if not lines:
         return
-    with open(path, "ab") as f:
-        for line in lines:
-            f.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
+    check_regular(path, "--private")
+    try:
+        f = open(path, "ab")
+    except OSError as exc:
+        raise WriteError(f"cannot write private messages to {str(path)!r}: {exc.strerror}") from None
+    with f:
+        data = b"".join(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n" for line in lines)
+        size = os.fstat(f.fileno()).st_size
+        if size and not _ends_with_newline(path, size):
+            data = b"\n" + data          # after a half-written line, start a fresh one
+        _write_all(f, data, path)
+
+
+def delivered_seqs(path: Path, game_id: str) -> set[int]:
+    """The seqs of game ``game_id``'s private messages that ``path`` already holds (a torn
+    last line counts not)."""
+    check_regular(path, "--private")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_LOG_BYTES)
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        raise WriteError(f"cannot read private messages in {str(path)!r}: {exc.strerror}") from None
+    seqs = set()
+    for line in raw.split(b"\n"):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("seq"), int) and obj.get("game_id") == game_id:
+            seqs.add(obj["seq"])
+    return seqs

@@ -7,6 +7,8 @@ and fsync them to the log, fold them into the state, and only then announce.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import secrets
 from dataclasses import dataclass, field
@@ -18,7 +20,10 @@ from .events import Event, rejected
 from .games import Referee, find_game
 from .command import Command, NotRecognized
 from .grammar import Grammar, load_grammar
-from .log import EventLog, write_private
+from .content import version as content_version
+from .locks import held_data_dir
+from .log import EventLog, LogContents, delivered_seqs, write_private
+from .log_schema import check as check_fields
 from .phrases import Phrasebook
 from .table_data import TableData
 
@@ -73,6 +78,7 @@ class Session:
         self.private_path = private_path
         self.last_public: list[str] = []
         self.table = table or TableData()
+        self.game_id = ""
 
     # -- starting ----------------------------------------------------------------
     @classmethod
@@ -90,52 +96,95 @@ class Session:
             raise OptionsError(
                 f"{referee.name} takes {referee.min_players} to {referee.max_players} players, not {count}")
         names = names or [phrases.say("seat-name", seat=s) for s in range(1, count + 1)]
+        if log_path is not None:
+            _refuse_a_second_game(log_path)
         table = table or TableData()
         options = referee.prepare_options(dict(options or {}), table.read(referee.name))
         referee.check_options(options, count)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         started = Event("game-started", {"game": referee.name, "seed": seed, "players": count,
-                                         "names": names, "options": options})
+                                         "names": names, "options": options,
+                                         "content": content_version(referee.name)})
         log = EventLog(log_path)
         session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table)
-        events = [started] + referee.setup(session.state, session._rng())
-        reply = Reply(accepted=True)
-        session._commit(events[1:], reply, first=started)
+        session.game_id = game_id(started)
+        session._clean_table()
+        try:
+            events = [started] + referee.setup(session.state, session._rng())
+            reply = Reply(accepted=True)
+            session._commit(events[1:], reply, first=started)
+        except BaseException:
+            log.close()
+            raise
         return session, reply
 
     @classmethod
     def resume(cls, log_path: Path, private_path: Path | None = None, game: str | None = None,
                table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
+        """Continue the game logged in ``log_path``.
+
+        The log's complete commands are replayed; the last one (the command that was
+        in flight if the table crashed) is announced again; every private message the
+        log says a reader is owed and ``private_path`` lacks is delivered; the table's
+        records are brought up to the log.  A finished game is not refused: its end
+        is announced again and its records written (``over`` is then true)."""
         log, contents = EventLog.resume(log_path)
         try:
-            referee, state = cls._replay(log_path, contents.events, game)
+            referee = _referee_of(log_path, contents.events, game)
+            _check_fields(log_path, referee.name, contents)
+            _check_content(log_path, referee.name, contents.events[0])
+            session = cls(referee, load_grammar(referee.name), log, None,
+                          int(contents.events[0]["seed"]), private_path, table)
+            session.game_id = game_id(contents.events[0])
+            session._clean_table()
+            in_flight, owed = session._replay(log_path, contents)
+            session._deliver_owed(owed)
+            session._update_table(contents.events)
         except BaseException:
             log.close()
             raise
-        session = cls(referee, load_grammar(referee.name), log, state, int(contents.events[0]["seed"]),
-                      private_path, table)
-        session._update_table(contents.events)
-        status = referee.query(state, Command("status", "status"), session.phrases)
-        reply = Reply(public=[session.phrases.say("game-resumed"), *status], accepted=True)
+        if session.over:
+            reply = Reply(public=[*in_flight], accepted=True)
+        else:
+            status = referee.query(session.state, Command("status", "status"), session.phrases)
+            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True)
         session.last_public = reply.public
         return session, reply, contents.notes
 
-    @staticmethod
-    def _replay(log_path: Path, events: list[Event], game: str | None) -> tuple[Referee[Any], Any]:
-        name = events[0].get("game")
+    def _replay(self, log_path: Path, contents: LogContents) -> tuple[list[str], list[dict[str, Any]]]:
+        """Fold the log into the state; return the last command's public sentences and
+        every private message the log holds (with the text its reader sees)."""
+        events = contents.events
+        referee = self.referee
+        batches = contents.batches or [(0, len(events))]
+        last_start = batches[-1][0]
+        in_flight: list[str] = []
+        owed: list[dict[str, Any]] = []
         try:
-            referee = find_game(str(name))
-        except ValueError:
-            raise LogError(f"log {str(log_path)!r} is of an unknown game {name!r}") from None
-        if game is not None and find_game(game).name != referee.name:
-            raise LogError(f"log {str(log_path)!r} is a {referee.name} game, not {game}")
-        try:
-            state = referee.replay(events)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            state = referee.initial(events[0])
+            for index, event in enumerate(events[1:], 1):
+                state = referee.evolve(state, event)
+                if event.public:
+                    if index >= last_start:
+                        in_flight.extend(referee.announce(state, event, self.phrases))
+                    continue
+                text = referee.private_text(state, event, self.phrases)
+                if text is not None:
+                    owed.append({**event.to_json(index + 1), "game_id": self.game_id, "text": text})
+            self.state = state
+        except Exception as exc:   # a log no referee wrote: refuse it, never a traceback
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
-        if referee.is_over(state):
-            raise LogError(f"the game in {str(log_path)!r} is over; nothing to resume")
-        return referee, state
+        return in_flight, owed
+
+    def _deliver_owed(self, owed: list[dict[str, Any]]) -> None:
+        if self.private_path is None or not owed:
+            return
+        have = delivered_seqs(self.private_path, self.game_id)
+        write_private(self.private_path, [line for line in owed if line["seq"] not in have])
+
+    def _clean_table(self) -> None:
+        if held_data_dir(self.table.directory):
+            self.table.clean_stale()
 
     # -- one line ------------------------------------------------------------------
     @property
@@ -204,6 +253,8 @@ class Session:
         return random.Random(f"{self.seed}:{self.log.next_seq}")
 
     def _update_table(self, events: list[Event]) -> None:
+        """Bring the table's document up to ``events`` (idempotent, so a resumed game may
+        apply the same events again)."""
         current = self.table.read(self.referee.name)
         updated = self.referee.table_update(current, events)
         if updated is not None and updated != current:
@@ -221,9 +272,54 @@ class Session:
             else:
                 text = self.referee.private_text(self.state, event, self.phrases)
                 if text is not None:
-                    reply.private.append({**line, "text": text})
+                    reply.private.append({**line, "game_id": self.game_id, "text": text})
         if self.private_path is not None:
             write_private(self.private_path, reply.private)
         self._update_table(batch)
         if reply.public:
             self.last_public = list(reply.public)
+
+
+def game_id(started: Event) -> str:
+    """A short name of one game (a digest of its ``game-started``): private messages carry
+    it, so a file that also holds another game's messages is read right on resume."""
+    return hashlib.sha256(json.dumps(started.to_json(1), sort_keys=True).encode("utf-8")).hexdigest()[:12]
+
+
+def _refuse_a_second_game(log_path: Path) -> None:
+    """Never append a second game to a log: the first could never be resumed."""
+    try:
+        size = log_path.stat().st_size if log_path.is_file() else 0
+    except OSError:
+        size = 0
+    if size > 0:
+        raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
+                       "or choose another --log")
+
+
+def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:
+    name = events[0].get("game")
+    try:
+        referee = find_game(str(name))
+    except ValueError:
+        raise LogError(f"log {str(log_path)!r} is of an unknown game {name!r}") from None
+    if game is not None and find_game(game).name != referee.name:
+        raise LogError(f"log {str(log_path)!r} is a {referee.name} game, not {game}")
+    return referee
+
+
+def _check_fields(log_path: Path, game: str, contents: LogContents) -> None:
+    for seq, event in enumerate(contents.events, 1):
+        problem = check_fields(game, event)
+        if problem is not None:
+            raise LogError(f"log {str(log_path)!r} seq {seq}: {problem}")
+
+
+def _check_content(log_path: Path, game: str, started: Event) -> None:
+    logged = started.get("content")
+    if logged is None:
+        return            # a log from before content versions
+    now = content_version(game)
+    if logged != now:
+        raise LogError(f"the {game} decks changed since the game in {str(log_path)!r} started "
+                       f"(content version {logged}, now {now}); put the decks back to resume it")

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .errors import OptionsError
+from .errors import OptionsError, WriteError
 from .paths import data_dir
 
 
@@ -40,7 +40,30 @@ class TableData:
         return data
 
     def write(self, game: str, document: dict[str, Any]) -> None:
-        """Replace the game's document atomically (a power cut leaves old or new, never half)."""
+        """Replace the game's document atomically (a power cut leaves old or new, never half).
+
+        ``WriteError`` when it cannot be written (a read-only or full disk); the old
+        document stays, and resuming the game writes it again from the log."""
+        try:
+            self._write(game, document)
+        except OSError as exc:
+            raise WriteError(f"cannot write the table's record {str(self.path(game))!r}: "
+                             f"{exc.strerror or exc}") from None
+
+    def clean_stale(self) -> None:
+        """Remove temporary files a crash left mid-write (call only while holding the
+        data directory's lock, so no other writer is mid-write)."""
+        try:
+            stale = list(self.directory.glob(".*.tmp"))
+        except OSError:
+            return
+        for path in stale:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
+    def _write(self, game: str, document: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{game}.", suffix=".tmp")
         try:
@@ -49,7 +72,22 @@ class TableData:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path(game))
+            _fsync_dir(self.directory)
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a rename durable (best effort: some file systems cannot fsync a directory)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -85,7 +85,7 @@ def test_a_last_line_without_its_newline_is_kept(tmp_path: Path) -> None:
     (lambda b: b.replace(b'"seq":2', b'"seq":1'), "line 2: seq 1 does not follow 1"),
     (lambda b: b.split(b"\n", 1)[0] + b"\n#garbage\n" + b.split(b"\n", 1)[1], "line 2"),
     (lambda b: b"", "holds no events"),
-    (lambda b: b.split(b"\n", 1)[1], "does not start with game-started"),
+    (lambda b: b.split(b"\n", 1)[1], "does not start the log at 1"),
     (lambda b: b"\xff\xfe\x00garbage\n" + b, "line 1"),
 ])
 def test_a_corrupt_log_is_refused_and_left_untouched(tmp_path: Path, damage, message: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import shutil
 import signal
 from pathlib import Path
@@ -102,7 +104,8 @@ def test_unreadable_logs_exit_2_and_stay_as_they_were(tmp_path: Path) -> None:
     missing = run_cli(["play", "compass-code", "--text", "--resume", str(tmp_path / "none.jsonl")])
     assert missing.returncode == 2 and "no log at" in missing.stderr
     other_game = tmp_path / "other.jsonl"
-    other_game.write_text(lines[0].decode().replace("compass-code", "chess"))
+    first = {k: v for k, v in json.loads(lines[0]).items() if k not in ("batch", "batch_size", "chain")}
+    other_game.write_text(json.dumps({**first, "game": "chess"}) + "\n")   # a log from before batches
     wrong = run_cli(["play", "compass-code", "--text", "--resume", str(other_game)])
     assert wrong.returncode == 2 and "unknown game" in wrong.stderr
 
