@@ -114,8 +114,9 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
 
     resumed = run_cli(["play", "two-windows", "--text", "--resume", str(log)], "\n".join(SCRIPT[8:]) + "\n")
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stdout.splitlines()[:2] == [
+    assert resumed.stdout.splitlines()[:3] == [
         "Resuming the game.",
+        "Report A's slip is locked.",      # the last command before the kill, said again
         "Round 3 of 6, packet 13: Reed decodes. Waiting for report B's slip. Score: 3 of 12."]
     assert resumed.stdout.splitlines()[-1] == "The game is over. The shared score is 8 out of 12."
     assert read_jsonl(log) == read_jsonl(straight)
