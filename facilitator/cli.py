@@ -13,6 +13,27 @@ from .games import GAMES, find_game
 EXIT_BAD = 2
 
 
+def _path(text: str) -> Path | str:
+    """A path argument; an empty one stays ``""`` (``Path("")`` would be the current directory)."""
+    return Path(text) if text else ""
+
+
+def _file_paths(args: argparse.Namespace) -> None:
+    """One line for a file argument that cannot be a file: empty, a directory, a device."""
+    from .log import check_regular
+
+    for flag in ("log", "resume", "private", "data_dir"):
+        value = getattr(args, flag, None)
+        if value == "":
+            raise OptionsError(f"--{flag.replace('_', '-')} needs a path, not an empty string")
+    for flag, what in (("log", "--log"), ("resume", "--resume"), ("private", "--private")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            check_regular(value, what)
+    if args.data_dir is not None and args.data_dir.exists() and not args.data_dir.is_dir():
+        raise OptionsError(f"--data-dir {str(args.data_dir)!r} is not a directory")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="facilitator", description="An offline voice referee for party games.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -23,14 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, help="number of players")
     play.add_argument("--names", help="comma-separated player names, seat 1 first")
     play.add_argument("--seed", type=int, help="make every draw reproducible")
-    play.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
-    play.add_argument("--resume", type=Path, metavar="LOG", help="continue the game logged in LOG")
-    play.add_argument("--private", type=Path, metavar="PATH", help="append private messages here")
+    play.add_argument("--log", type=_path, help="write the event log (JSON Lines) here")
+    play.add_argument("--resume", type=_path, metavar="LOG", help="continue the game logged in LOG")
+    play.add_argument("--private", type=_path, metavar="PATH", help="append private messages here")
     play.add_argument("--screens", action="store_true",
                       help="serve the table screen and private seat screens (a local web app)")
     play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
     play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
-    play.add_argument("--data-dir", type=Path, help="the table's data directory")
+    play.add_argument("--data-dir", type=_path, help="the table's data directory")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")
     play.add_argument("--routes", help="compass-code: three routes (ESNW,NESW,WSEN); lantern-links: card numbers")
@@ -53,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--text", action="store_true", help="the same crew, typed instead of spoken")
     demo.add_argument("--speech-out", type=Path, metavar="DIR",
                       help="keep the assistant's speech as WAV files in DIR")
-    demo.add_argument("--log", type=Path, help="write the event log (JSON Lines) here")
+    demo.add_argument("--log", type=_path, help="write the event log (JSON Lines) here")
     from .speech.commands import add_commands as add_speech_commands
 
     add_speech_commands(sub)
@@ -78,6 +99,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from .settings import apply_to_args, load
 
+    _file_paths(args)
     apply_to_args(load(), args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
         from .speech import voice_play
@@ -87,6 +109,11 @@ def _play(args: argparse.Namespace) -> int:
         import os
 
         os.environ["FACILITATOR_DATA_DIR"] = str(args.data_dir)
+    from .hidden import check_private
+    from .locks import lock_data_dir
+    from .paths import data_dir
+
+    lock_data_dir(data_dir())   # one facilitator per table: held until the process ends
     if args.resume:
         if args.log and args.log != args.resume:
             raise OptionsError("--resume continues its own log; leave out --log")
@@ -102,18 +129,21 @@ def _play(args: argparse.Namespace) -> int:
             session.log.close()
             textplay.show(reply, sys.stdout)
             raise LogError(f"the game in {str(args.resume)!r} is over; nothing to resume")
-        if not args.text and not args.screens:
-            voice_play.check_private(session.referee.name, voice_play.resumed_options(session), args.private)
+        try:
+            check_private(session.referee.name, {"keeper": getattr(session.state, "keeper_kind", None)},
+                          args.private, bool(args.screens))
+        except OptionsError:
+            session.log.close()
+            raise
     else:
         names = [n.strip() for n in args.names.split(",")] if args.names else None
         if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
         options = _options(args)
-        if not args.text and not args.screens:
-            voice_play.check_private(find_game(args.game).name, options, args.private)
-        session, reply = Session.start(args.game, players=args.players, names=names, seed=args.seed,
-                                       options=options, log_path=args.log,
-                                       private_path=args.private)
+        session, reply = Session.start(
+            args.game, players=args.players, names=names, seed=args.seed, options=options,
+            log_path=args.log, private_path=args.private,
+            check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
     if args.screens:
         from .screens.play import play_with_screens
 
@@ -139,7 +169,39 @@ def _content_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _quiet_stdout() -> None:
+    """After a failed write to stdout, point it at /dev/null so that Python's own flush at
+    exit cannot add a traceback to the one line already said."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def _stdout_usable() -> bool:
+    import os
+
+    try:
+        os.fstat(1)
+    except OSError:
+        return False
+    return sys.stdout is not None
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    if hasattr(signal, "SIGXFSZ"):   # a file-size limit: a write fails with EFBIG, not a kill
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if not _stdout_usable():
+        # a closed stdout: a file opened next would take its descriptor and receive announcements
+        print("facilitator: standard output is closed; run with stdout open (a terminal, a file or a pipe)",
+              file=sys.stderr)
+        return EXIT_BAD
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -167,14 +229,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD
     except FacilitatorError as exc:
         print(f"facilitator: {exc}", file=sys.stderr)
+        _quiet_stdout()
+        return EXIT_BAD
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except OSError as exc:   # a file the project does not name itself: still one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"facilitator: {exc.strerror or exc}{where}", file=sys.stderr)
+        _quiet_stdout()
+        return EXIT_BAD
+    except RecursionError:
+        print("facilitator: input nested too deeply", file=sys.stderr)
         return EXIT_BAD
     except ValueError as exc:  # find_game's unsupported game
         print(f"facilitator: {exc}", file=sys.stderr)
         return EXIT_BAD
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -69,9 +69,9 @@ def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = 
 
 
 def _show(reply: Reply, out: IO[str]) -> None:
-    for line in reply.public:
-        out.write(line + "\n")
-    out.flush()
+    from .textplay import show
+
+    show(reply, out)
 
 
 def run_text(lobby: Lobby, stream: IO[bytes], out: IO[str]) -> int:

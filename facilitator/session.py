@@ -13,6 +13,7 @@ import random
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .errors import IllegalCommandError, LogError, OptionsError
@@ -85,7 +86,10 @@ class Session:
     def start(cls, game: str, *, players: int | None = None, names: list[str] | None = None,
               seed: int | None = None, options: dict[str, Any] | None = None,
               log_path: Path | None = None, private_path: Path | None = None,
-              table: TableData | None = None) -> tuple[Session, Reply]:
+              table: TableData | None = None,
+              check: Callable[[str, dict[str, Any]], None] | None = None) -> tuple[Session, Reply]:
+        """Start a game; ``check(game, options)`` may refuse it (``OptionsError``) once its
+        options are known and before anything is written (log, records)."""
         referee = find_game(game)
         grammar = load_grammar(referee.name)
         phrases = Phrasebook(grammar.responses)
@@ -101,6 +105,8 @@ class Session:
         table = table or TableData()
         options = referee.prepare_options(dict(options or {}), table.read(referee.name))
         referee.check_options(options, count)
+        if check is not None:
+            check(referee.name, options)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         started = Event("game-started", {"game": referee.name, "seed": seed, "players": count,
                                          "names": names, "options": options,

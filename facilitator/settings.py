@@ -111,7 +111,10 @@ def load(path: Path | None = None) -> Settings:
     """The settings in ``path`` (default: ``default_path()``); defaults when it does not exist."""
     path = path or default_path()
     try:
-        raw = path.read_bytes()
+        if path.exists() and not path.is_file():   # a directory, a FIFO (reading it would hang)
+            raise SettingsError(path, None, "is not a regular file")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_SETTINGS_BYTES + 1)
     except FileNotFoundError:
         return Settings()
     except OSError as exc:
@@ -121,7 +124,13 @@ def load(path: Path | None = None) -> Settings:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SettingsError(path, line, "is not UTF-8 text") from None
+    if len(raw) > MAX_SETTINGS_BYTES:
+        raise SettingsError(path, None, f"is larger than {MAX_SETTINGS_BYTES // 1024} KB; not a settings file")
     return parse(text, path)
+
+
+#: a settings file is a few hundred bytes; anything far larger is not one
+MAX_SETTINGS_BYTES = 1024 * 1024
 
 
 def parse(text: str, path: Path) -> Settings:
@@ -134,7 +143,12 @@ def parse(text: str, path: Path) -> Settings:
         line = int(found.group(1)) if found else None
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
         raise SettingsError(path, line, f"malformed TOML: {reason.lower()}") from None
-    return _Validator(text, path).settings(data)
+    except RecursionError:
+        raise SettingsError(path, None, "malformed TOML: nested too deeply") from None
+    try:
+        return _Validator(text, path).settings(data)
+    except RecursionError:
+        raise SettingsError(path, None, "nested too deeply") from None
 
 
 class _Validator:

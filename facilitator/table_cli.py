@@ -70,10 +70,15 @@ def _settings(args: argparse.Namespace) -> int:
         print(path)
         return 0
     if args.action == "init":
+        if path.exists() and not path.is_file():
+            raise OptionsError(f"{path} is not a file (a directory?); --force replaces only a settings file")
         if path.exists() and not args.force:
             raise OptionsError(f"{path} exists; use --force to replace it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(settings_mod.TEMPLATE, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(settings_mod.TEMPLATE, encoding="utf-8")
+        except OSError as exc:
+            raise OptionsError(f"cannot write the settings file {path}: {exc.strerror or exc}") from None
         settings_mod.load(path)   # the template itself must be valid
         print(f"wrote {path}")
         return 0

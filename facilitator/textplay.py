@@ -6,18 +6,48 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
-from .session import Reply, Session
+from .errors import WriteError
+from .session import MAX_UTTERANCE, Reply, Session
 
 
 def show(reply: Reply, out: IO[str]) -> None:
-    for line in reply.public:
-        out.write(line + "\n")
-    out.flush()
+    """Print the public sentences; ``WriteError`` when stdout cannot take them (a full
+    disk, ``/dev/full``): the log already holds them, so a resume says them again."""
+    write_out(out, "".join(line + "\n" for line in reply.public))
+
+
+def write_out(out: IO[str], text: str) -> None:
+    try:
+        if text:
+            out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise WriteError(f"cannot write to standard output: {exc.strerror or exc}; "
+                         "the game is logged and can be resumed") from None
+
+
+#: the longest line read from stdin; a longer one is refused without being read whole
+MAX_LINE_BYTES = 4096
 
 
 def lines_of(stream: IO[bytes]) -> Iterable[str]:
-    """Lines of ``stream`` as text: bytes that are not UTF-8 become U+FFFD, never an error."""
-    for raw in stream:
+    """Lines of ``stream`` as text: bytes that are not UTF-8 become U+FFFD, never an error.
+
+    A line longer than ``MAX_LINE_BYTES`` is read in pieces and thrown away as it
+    comes (a 64 MB line never sits in memory); what is yielded for it is its first
+    ``MAX_UTTERANCE + 1`` characters, which the session refuses as too long."""
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES)
+        if not raw:
+            return
+        if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            head = raw
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE_BYTES)
+            yield head.decode("utf-8", errors="replace")[:MAX_UTTERANCE + 1].replace("#", "_") or "_"
+            continue
         yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 

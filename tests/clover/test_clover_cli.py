@@ -3,6 +3,8 @@ SIGKILL then --resume, and bad arguments."""
 
 from __future__ import annotations
 
+import tempfile
+
 import json
 import re
 import signal
@@ -12,6 +14,9 @@ from typing import Any
 
 import pytest
 from support import ROOT, kill_while_playing, log_has, read_jsonl, run_cli
+
+#: hidden information needs somewhere to go (a game without --private or --screens does not start)
+PRIVATE = ["--private", str(Path(tempfile.mkdtemp(prefix="private-")) / "private.jsonl")]
 
 from facilitator.games.clover.board import all_words, board_from_json
 
@@ -43,6 +48,7 @@ def _args(log: Path, data: Path) -> list[str]:
         "play",
         "clover",
         "--text",
+        *PRIVATE,
         "--seed",
         str(SEED),
         "--players",
@@ -119,7 +125,7 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     assert before[-1]["type"] in ("card-placed", "card-turned")
 
     resumed = run_cli(
-        ["play", "clover", "--text", "--resume", str(log), "--data-dir", str(data)],
+        ["play", "clover", "--text", *PRIVATE, "--resume", str(log), "--data-dir", str(data)],
         "\n".join(lines[cut:]) + "\n",
     )
     assert resumed.returncode == 0, resumed.stderr
@@ -147,7 +153,7 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str, tmp_path: Path) -> None:
-    done = run_cli(["play", "clover", "--text", "--data-dir", str(tmp_path), *args], "")
+    done = run_cli(["play", "clover", "--text", *PRIVATE, "--data-dir", str(tmp_path), *args], "")
     assert done.returncode == 2
     assert done.stderr.strip() == message
     assert done.stdout == ""
@@ -161,6 +167,7 @@ def test_names_and_extra_cards_from_the_command_line(tmp_path: Path) -> None:
             "play",
             "clover",
             "--text",
+            *PRIVATE,
             "--names",
             "Ann,Bo,Cy",
             "--extra",
@@ -195,7 +202,7 @@ def test_a_broken_deck_stops_the_game_before_it_starts(tmp_path: Path) -> None:
     deck = content / "clover" / "keywords.toml"
     deck.write_text(deck.read_text().replace("number = 3\n", "number = 3\nshade = 1\n", 1))
     done = run_cli(
-        ["play", "clover", "--text", "--data-dir", str(tmp_path / "d")],
+        ["play", "clover", "--text", *PRIVATE, "--data-dir", str(tmp_path / "d")],
         "status\n",
         env={"FACILITATOR_CONTENT_DIR": str(content)},
     )
@@ -210,7 +217,7 @@ def test_an_unreadable_record_is_a_clear_message(tmp_path: Path) -> None:
     data = tmp_path / "d"
     data.mkdir()
     (data / "clover.json").write_text("{not json")
-    done = run_cli(["play", "clover", "--text", "--data-dir", str(data)], "status\n")
+    done = run_cli(["play", "clover", "--text", *PRIVATE, "--data-dir", str(data)], "status\n")
     assert done.returncode == 2
     assert "clover.json" in done.stderr and "move it away" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -270,7 +277,7 @@ def test_a_log_that_cannot_be_replayed_is_refused_cleanly(
     twice.write_text(_renumbered([*events, events[-1]]))
     for log, reason in ((early, "no cards are laid out"), (twice, "card-placed cannot happen")):
         before = log.read_text()
-        done = run_cli(["play", "clover", "--text", "--resume", str(log)], "status\n")
+        done = run_cli(["play", "clover", "--text", *PRIVATE, "--resume", str(log)], "status\n")
         assert done.returncode == 2
         assert done.stderr.startswith(f"facilitator: log {str(log)!r} cannot be replayed")
         assert reason in done.stderr and "Traceback" not in done.stderr

@@ -4,13 +4,17 @@ options, the data directory, private output, bad arguments, and resume after SIG
 from __future__ import annotations
 
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
 from support import kill_while_playing, read_jsonl, run_cli
 
+#: hidden information needs somewhere to go (a game without --private or --screens does not start)
+PRIVATE = ["--private", str(Path(tempfile.mkdtemp(prefix="private-")) / "private.jsonl")]
+
 GOLDEN = Path(__file__).parent / "golden"
-PRACTICE = ["play", "two-windows", "--text", "--practice", "--names", "Ann,Bea,Cal"]
+PRACTICE = ["play", "two-windows", "--text", *PRIVATE, "--practice", "--names", "Ann,Bea,Cal"]
 
 
 def _answers(log: Path) -> list[tuple[int, str, bool, int]]:
@@ -37,7 +41,7 @@ def test_worked_example_golden(tmp_path: Path, name: str, answer: tuple) -> None
 def test_packets_private_and_stdout(tmp_path: Path) -> None:
     log, private = tmp_path / "log.jsonl", tmp_path / "private.jsonl"
     script = "a sends form round\nb sends surface striped\nfinal alder\nstatus\n"
-    done = run_cli(["play", "two-windows", "--text", "--packets", "1,8,13,4,17,10", "--players", "4",
+    done = run_cli(["play", "two-windows", "--text", *PRIVATE, "--packets", "1,8,13,4,17,10", "--players", "4",
                     "--seed", "3", "--log", str(log), "--private", str(private)], script)
     assert done.returncode == 0, done.stderr
     started = [e for e in read_jsonl(log) if e["type"] == "round-started"]
@@ -65,7 +69,7 @@ def test_packets_private_and_stdout(tmp_path: Path) -> None:
     (["--mode", "gentle"], "--mode is not an option of two-windows"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> None:
-    done = run_cli(["play", "two-windows", "--text", *args], "")
+    done = run_cli(["play", "two-windows", "--text", *PRIVATE, *args], "")
     assert done.returncode == 2
     assert done.stderr.strip() == f"facilitator: {message}"
 
@@ -73,11 +77,11 @@ def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> No
 @pytest.mark.slow
 def test_data_dir_flag_and_environment_keep_the_record(tmp_path: Path) -> None:
     flag_dir, env_dir = tmp_path / "flag", tmp_path / "env"
-    done = run_cli(["play", "two-windows", "--text", "--seed", "1", "--data-dir", str(flag_dir)], "",
+    done = run_cli(["play", "two-windows", "--text", *PRIVATE, "--seed", "1", "--data-dir", str(flag_dir)], "",
                    env={"FACILITATOR_DATA_DIR": str(env_dir)})
     assert done.returncode == 0, done.stderr
     assert (flag_dir / "two-windows.json").exists() and not env_dir.exists()
-    done = run_cli(["play", "two-windows", "--text", "--seed", "1"], "",
+    done = run_cli(["play", "two-windows", "--text", *PRIVATE, "--seed", "1"], "",
                    env={"FACILITATOR_DATA_DIR": str(env_dir)})
     assert done.returncode == 0 and (env_dir / "two-windows.json").exists()
 
@@ -93,7 +97,7 @@ SCRIPT = [
     "a sends edge smooth", "b sends surface striped", "final birch",               # packet 17: a miss
     "a sends form square", "b sends edge notched", "more", "final fern",           # packet 10
 ]
-ARGS = ["play", "two-windows", "--text", "--seed", "4", "--players", "5", "--packets", "1,8,13,4,17,10"]
+ARGS = ["play", "two-windows", "--text", *PRIVATE, "--seed", "4", "--players", "5", "--packets", "1,8,13,4,17,10"]
 
 
 @pytest.mark.slow
@@ -112,7 +116,7 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
     killed = read_jsonl(log)
     assert killed[-1]["type"] == "slip-locked" and killed[-1]["report"] == "A"
 
-    resumed = run_cli(["play", "two-windows", "--text", "--resume", str(log)], "\n".join(SCRIPT[8:]) + "\n")
+    resumed = run_cli(["play", "two-windows", "--text", *PRIVATE, "--resume", str(log)], "\n".join(SCRIPT[8:]) + "\n")
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.splitlines()[:3] == [
         "Resuming the game.",
@@ -126,14 +130,14 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
 def test_resume_refuses_a_finished_game_and_a_half_line_is_dropped(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     run_cli([*PRACTICE, "--log", str(log)], (GOLDEN / "worked_example.in").read_text())
-    over = run_cli(["play", "two-windows", "--text", "--resume", str(log)], "")
+    over = run_cli(["play", "two-windows", "--text", *PRIVATE, "--resume", str(log)], "")
     assert over.returncode == 2 and "is over; nothing to resume" in over.stderr
 
     cut = tmp_path / "cut.jsonl"
     run_cli([*PRACTICE, "--log", str(cut)], "a sends form round\n")
     with open(cut, "ab") as f:
         f.write(b'{"type":"fact-locked","seq":')
-    done = run_cli(["play", "two-windows", "--text", "--resume", str(cut)],
+    done = run_cli(["play", "two-windows", "--text", *PRIVATE, "--resume", str(cut)],
                    "b sends edge notched\nfinal brook\n")
     assert done.returncode == 0
     assert "dropped a half-written last line" in done.stderr
@@ -155,7 +159,7 @@ def test_three_games_at_one_table_through_the_cli_then_the_record_starts_over(tm
     played: list[int] = []
     for seed in (21, 22, 23):
         log = tmp_path / f"game{seed}.jsonl"
-        done = run_cli(["play", "two-windows", "--text", "--seed", str(seed), "--data-dir", str(data),
+        done = run_cli(["play", "two-windows", "--text", *PRIVATE, "--seed", str(seed), "--data-dir", str(data),
                         "--log", str(log)], "\n".join(BLIND_ROUND * 6) + "\n")
         assert done.returncode == 0, done.stderr
         assert "starts over" not in done.stdout
@@ -166,7 +170,7 @@ def test_three_games_at_one_table_through_the_cli_then_the_record_starts_over(tm
         played += packets
         assert sum(e["type"] == "transmission-revealed" for e in events) == 6
     assert sorted(played) == list(range(1, 19))
-    fourth = run_cli(["play", "two-windows", "--text", "--seed", "24", "--data-dir", str(data)], "")
+    fourth = run_cli(["play", "two-windows", "--text", *PRIVATE, "--seed", "24", "--data-dir", str(data)], "")
     assert fourth.returncode == 0
     assert ("Fewer than six packets are left unplayed at this table, so the packet record starts over."
             in fourth.stdout.splitlines())

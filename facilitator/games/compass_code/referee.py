@@ -376,6 +376,8 @@ class CompassCode(Referee[State]):
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         t = event.type
         if t == "leg-started":
+            if event["keeper"] is None:
+                return None     # the machine keeps the route: no player may read it
             return phrases.say("cc-private-route", leg=event["leg"], route=" ".join(event["route"]),
                                card=event["card"])
         if t == "guess-marked":
