@@ -25,6 +25,7 @@ from .errors import FacilitatorError, LogError, OptionsError
 from .games import find_game
 from .command import Command, NotRecognized, RuntimeLists
 from .grammar import load_grammar
+from .hidden import check_private
 from .log import read_log
 from .phrases import Phrasebook
 from .session import Reply, Session, handle_line
@@ -93,6 +94,7 @@ class GameStore:
                 events = read_log(log).events
                 referee = find_game(str(events[0].get("game")))
                 if referee.is_over(referee.replay(events)):
+                    self._records_up_to(referee, events)
                     continue
             except (LogError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
                 if warn is not None:
@@ -101,6 +103,15 @@ class GameStore:
                 continue
             return Unfinished(log, referee.name)
         return None
+
+
+    def _records_up_to(self, referee: Any, events: list[Any]) -> None:
+        """A finished game's records, from its log (idempotent): a crash between its
+        last events and the record write must not lose the record."""
+        current = self.table.read(referee.name)
+        updated = referee.table_update(current, events)
+        if updated is not None and updated != current:
+            self.table.write(referee.name, updated)
 
 
 class _LobbyRules:
@@ -249,10 +260,7 @@ class Lobby:
         flags = {k: v for k, v in preset.items() if k != "players"}
         try:
             options = referee.parse_options(flags)
-            if self.needs_private_check:
-                from .speech.voice_play import check_private
-
-                check_private(referee.name, options, self.private_path)
+            check_private(referee.name, options, self.private_path, screens=False)
         except OptionsError:
             return self._say(reply, [self.phrases.say("lobby-needs-private", game=_cap(name))])
         log = self.store.new_log(referee.name)
@@ -271,6 +279,16 @@ class Lobby:
         reply.accepted = True
         starting = self.phrases.say("lobby-starting", game=name, players=count)
         return self._say(reply, [starting, *opening.public])
+
+    def failed(self, session: Session, error: Exception) -> Reply:
+        """A game stopped by a write fault (a full or read-only disk): say so aloud, keep
+        what was logged, and offer the game again (resuming redoes what followed the log)."""
+        self.warn(str(error))
+        session.log.close()
+        path = session.log.path
+        self.offer = Unfinished(path, session.referee.name) if path is not None and not session.over else None
+        reason = str(error).split(": ")[-1].split(";")[0]
+        return self._say(Reply(accepted=True), [self.phrases.say("lobby-write-failed", reason=reason.lower())])
 
     def _say(self, reply: Reply, lines: list[str]) -> Reply:
         reply.public.extend(lines)

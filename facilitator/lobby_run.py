@@ -19,8 +19,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import DeviceError, SpeechError
+from .errors import DeviceError, InUseError, LogError, SpeechError, WriteError
+from .grammar import load_grammar
 from .lobby import GameStore, Lobby
+from .locks import lock_data_dir
+from .phrases import Phrasebook
 from .paths import data_dir
 from .session import Reply, Session
 from .settings import Settings
@@ -59,7 +62,46 @@ def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = 
     def warn(message: str) -> None:
         print(f"facilitator: {message}", file=err, flush=True)
 
-    store = GameStore(data_dir(args.data_dir))
+    directory = data_dir(args.data_dir)
+    try:
+        lock = lock_data_dir(directory)       # one lobby per table, held while it runs
+    except InUseError as exc:
+        # said aloud (and shown), then the one line on stderr and exit 2
+        phrases = Phrasebook(load_grammar("lobby").responses)
+        _say_once(args, phrases.say("lobby-in-use", pid=exc.pid or "unknown"), out)
+        raise
+    try:
+        store = GameStore(directory)
+        store.table.clean_stale()
+        return _run(args, settings, store, stdin, out, err, warn)
+    finally:
+        lock.release()
+
+
+def _say_once(args: argparse.Namespace, sentence: str, out: IO[str]) -> None:
+    """A sentence shown, and spoken when a speaker is at hand (best effort: the lobby stops)."""
+    try:
+        out.write(sentence + "\n")
+        out.flush()
+    except OSError:
+        pass
+    if args.text:
+        return
+    try:
+        from .speech import tts
+        from .speech.base import VoiceSettings
+
+        voice = VoiceSettings()
+        speaker: Any = (tts.FileSpeaker(args.speech_out, voice) if args.speech_out is not None
+                        else tts.SoundSpeaker(voice, device=args.output_device))
+        speaker.speak(sentence)
+        _close(speaker)
+    except Exception:   # no speaker: the sentence was shown and the line goes to stderr
+        pass
+
+
+def _run(args: argparse.Namespace, settings: Settings, store: GameStore, stdin: IO[bytes] | None,
+         out: IO[str], err: IO[str], warn: Callable[[str], None]) -> int:
     if args.text:
         lobby = Lobby(store, settings, seed=args.seed, private_path=args.private, warn=warn)
         return run_text(lobby, stdin if stdin is not None else sys.stdin.buffer, out)
@@ -91,6 +133,9 @@ def run_text(lobby: Lobby, stream: IO[bytes], out: IO[str]) -> int:
         session = lobby.take()
         try:
             finished = _play_text(session, said, out)
+        except (WriteError, LogError) as exc:   # the disk failed: say so, keep the lobby up
+            _show(lobby.failed(session, exc), out)
+            continue
         finally:
             session.log.close()
         if not finished:
@@ -202,6 +247,9 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             relay.loop = loop_for(session, relay.loop)   # the game's opening was said by the lobby
             try:
                 relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
+            except (WriteError, LogError) as exc:   # the disk failed: say so, keep the lobby up
+                opening = lobby.failed(session, exc).public
+                continue
             finally:
                 session.log.close()
             if stream.ended:

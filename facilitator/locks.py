@@ -47,10 +47,14 @@ def _named(pid: int | None) -> str:
 
 
 class LogLock:
-    """The lock on one open log (its file descriptor) and the note of who holds it."""
+    """The lock on one open log (its file descriptor) and the note of who holds it.
 
-    def __init__(self, note: Path | None) -> None:
+    ``crashed``: the note of an earlier holder was still there, so that process ended
+    without closing the log (a crash, a kill, a power cut)."""
+
+    def __init__(self, note: Path | None, crashed: bool = False) -> None:
         self.note = note
+        self.crashed = crashed
 
     def release(self) -> None:
         if self.note is not None:
@@ -72,11 +76,15 @@ def lock_log(path: Path, file: IO[bytes]) -> LogLock:
                          "stop it first, or play with another --log", pid) from None
     except OSError:
         return LogLock(None)     # a file system without locks: go on unlocked
+    crashed = note.exists()
     try:
-        note.write_text(f"{os.getpid()}\n", encoding="ascii")
+        with open(note, "w", encoding="ascii") as f:
+            f.write(f"{os.getpid()}\n")
+            f.flush()
+            os.fsync(f.fileno())   # so that after a power cut it still says one was running
     except OSError:
-        return LogLock(None)
-    return LogLock(note)
+        return LogLock(None, crashed)
+    return LogLock(note, crashed)
 
 
 class DataDirLock:

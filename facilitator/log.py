@@ -268,6 +268,11 @@ class EventLog:
         self.next_seq += len(lines)
         return lines
 
+    @property
+    def crashed(self) -> bool:
+        """Whether the process that wrote this log before ended without closing it."""
+        return bool(self.lock is not None and self.lock.crashed)
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

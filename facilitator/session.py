@@ -129,8 +129,8 @@ class Session:
                table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
         """Continue the game logged in ``log_path``.
 
-        The log's complete commands are replayed; the last one (the command that was
-        in flight if the table crashed) is announced again; every private message the
+        The log's complete commands are replayed; after a crash (the log was not closed)
+        the last one, which may have been in flight, is announced again; every private message the
         log says a reader is owed and ``private_path`` lacks is delivered; the table's
         records are brought up to the log.  A finished game is not refused: its end
         is announced again and its records written (``over`` is then true)."""
@@ -153,6 +153,8 @@ class Session:
             reply = Reply(public=[*in_flight], accepted=True)
         else:
             status = referee.query(session.state, Command("status", "status"), session.phrases)
+            if not log.crashed:
+                in_flight = []     # the last command was said before a clean stop
             reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True)
         session.last_public = reply.public
         return session, reply, contents.notes
