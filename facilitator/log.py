@@ -268,6 +268,15 @@ class EventLog:
         self.next_seq += len(lines)
         return lines
 
+    def discard(self) -> None:
+        """Empty the file (it held only a torn opening batch: no game)."""
+        if self._file is not None:
+            try:
+                os.ftruncate(self._file.fileno(), 0)
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                raise WriteError(f"cannot write the log {str(self.path)!r}: {exc.strerror}") from None
+
     @property
     def crashed(self) -> bool:
         """Whether the process that wrote this log before ended without closing it."""

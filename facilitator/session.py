@@ -23,7 +23,7 @@ from .command import Command, NotRecognized
 from .grammar import Grammar, load_grammar
 from .content import version as content_version
 from .locks import held_data_dir
-from .log import EventLog, LogContents, delivered_seqs, write_private
+from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
 from .phrases import Phrasebook
 from .table_data import TableData
@@ -100,8 +100,6 @@ class Session:
             raise OptionsError(
                 f"{referee.name} takes {referee.min_players} to {referee.max_players} players, not {count}")
         names = names or [phrases.say("seat-name", seat=s) for s in range(1, count + 1)]
-        if log_path is not None:
-            _refuse_a_second_game(log_path)
         table = table or TableData()
         options = referee.prepare_options(dict(options or {}), table.read(referee.name))
         referee.check_options(options, count)
@@ -111,7 +109,13 @@ class Session:
         started = Event("game-started", {"game": referee.name, "seed": seed, "players": count,
                                          "names": names, "options": options,
                                          "content": content_version(referee.name)})
-        log = EventLog(log_path)
+        log = EventLog(log_path)      # locked: no second copy can start into it now
+        try:
+            if log_path is not None:
+                _refuse_a_second_game(log_path, log)
+        except BaseException:
+            log.close()
+            raise
         session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table)
         session.game_id = game_id(started)
         session._clean_table()
@@ -245,7 +249,11 @@ class Session:
         shown = text if len(text) <= MAX_UTTERANCE else text[:MAX_UTTERANCE] + "…"
         sentence = self.phrases.say(key, **fields)
         reply = Reply(command=command)
-        reply.logged = self.log.append([rejected(shown, reason)])
+        event = rejected(shown, reason)
+        if self.referee.typed_words_private(self.state):
+            # the event is public; a mistyped clue must not put the clue in it
+            event = Event("command-rejected", {"utterance": "", "reason": reason, "withheld": True})
+        reply.logged = self.log.append([event])
         reply.public = [sentence]
         self.last_public = reply.public
         return reply
@@ -294,15 +302,27 @@ def game_id(started: Event) -> str:
     return hashlib.sha256(json.dumps(started.to_json(1), sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 
-def _refuse_a_second_game(log_path: Path) -> None:
-    """Never append a second game to a log: the first could never be resumed."""
+def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
+    """Never append a second game to a log: the first could never be resumed.
+
+    A log whose opening batch never got whole onto the disk holds no game: it is
+    emptied and the game starts in it."""
     try:
-        size = log_path.stat().st_size if log_path.is_file() else 0
+        size = log_path.stat().st_size
     except OSError:
-        size = 0
-    if size > 0:
-        raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
-                       "or choose another --log")
+        return
+    if size == 0:
+        return
+    try:
+        read_log(log_path)
+    except LogError as exc:
+        if "holds no events" not in str(exc):
+            raise LogError(f"{str(log_path)!r} is neither empty nor a game log that can go on ({exc}); "
+                           "choose another --log") from None
+        log.discard()
+        return
+    raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
+                   "or choose another --log")
 
 
 def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:

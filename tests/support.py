@@ -29,8 +29,14 @@ def run_cli(args: Sequence[str], stdin: bytes | str = b"", timeout: float = 60,
                                        proc.stderr.decode("utf-8", "replace"))
 
 
+#: what a log line adds around its event: which command's batch it is in, and its chained digest
+BATCH_FIELDS = ("batch", "batch_size", "chain")
+
+
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The lines of ``path`` as objects; log lines as events (without their batch fields)."""
+    return [{k: v for k, v in json.loads(line).items() if k not in BATCH_FIELDS}
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 

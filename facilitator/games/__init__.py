@@ -57,6 +57,11 @@ class Referee(Generic[S]):
         a resumed game may apply the same events to the document again."""
         return None
 
+    def typed_words_private(self, state: S) -> bool:
+        """Whether a line typed now may carry private words (Clover's clues): a rejected
+        line is then logged without its words, since ``command-rejected`` is public."""
+        return False
+
     def initial(self, started: Event) -> S:
         """The state right after ``game-started``."""
         raise NotImplementedError

@@ -193,6 +193,9 @@ class Clover(Referee[State]):
         return events
 
     # -- decisions ---------------------------------------------------------------
+    def typed_words_private(self, state: State) -> bool:
+        return state.phase == CLUES
+
     def legal_intents(self, state: State) -> set[str]:
         if state.phase == OVER:
             return set()

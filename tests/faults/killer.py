@@ -1,0 +1,57 @@
+"""Run the facilitator CLI and SIGKILL it right after its Nth durable step.
+
+usage: python killer.py ARGS...   with FAULT_KILL_AFTER=N (0: never) and
+FAULT_COUNT_FILE=PATH (written at exit with how many durable steps the run took).
+
+A durable step is an ``os.fsync`` (the log's, the private file's, a record's
+temporary file, a directory's) or an ``os.replace`` (a record's rename).  The
+kill is a real SIGKILL of this real process, as a crash or a power cut would be;
+nothing in the project is changed, only these two calls are counted.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import sys
+
+KILL_AFTER = int(os.environ.get("FAULT_KILL_AFTER", "0"))
+COUNT_FILE = os.environ.get("FAULT_COUNT_FILE")
+_steps = 0
+_fsync, _replace = os.fsync, os.replace
+
+
+def _step() -> None:
+    global _steps
+    _steps += 1
+    if _steps == KILL_AFTER:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fsync(fd: int) -> None:
+    _fsync(fd)
+    _step()
+
+
+def replace(src: str, dst: str, *args: object, **kwargs: object) -> None:
+    _replace(src, dst, *args, **kwargs)  # type: ignore[arg-type]
+    _step()
+
+
+def _report() -> None:
+    if COUNT_FILE:
+        with open(COUNT_FILE, "w") as f:
+            f.write(str(_steps))
+
+
+os.fsync = fsync  # type: ignore[assignment]
+os.replace = replace  # type: ignore[assignment]
+atexit.register(_report)
+
+from facilitator.cli import main  # noqa: E402
+
+sys.argv[0] = "facilitator"
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.exit(code)
