@@ -27,5 +27,5 @@ def check_private(game: str, options: dict[str, Any], private: Path | None, scre
     if screens or private is not None or not needs_private(game, options):
         return
     who = "a human keeper" if game == "compass-code" else game
-    raise OptionsError(f"{who} has hidden information for players: add --private PATH "
-                       "(a file a player's screen or second terminal shows) or --screens")
+    raise OptionsError(f"{who} needs --private PATH for the hidden information (a file a player's "
+                       "screen or second terminal shows) or --screens")

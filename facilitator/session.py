@@ -340,7 +340,7 @@ def _check_fields(log_path: Path, game: str, contents: LogContents) -> None:
     for seq, event in enumerate(contents.events, 1):
         problem = check_fields(game, event)
         if problem is not None:
-            raise LogError(f"log {str(log_path)!r} seq {seq}: {problem}")
+            raise LogError(f"log {str(log_path)!r} cannot be replayed: seq {seq}: {problem}")
 
 
 def _check_content(log_path: Path, game: str, started: Event) -> None:

@@ -48,10 +48,42 @@ COMPASS_MACHINE = Game("compass-code", ("--seed", "11", "--routes", "ESNW,NESW,W
     "send east south north west", "send south west north east", "send west north east south",
     "send north east south west", "send west south east north",
 ), private=False)
-LANTERN = Game("lantern-links", ("--seed", "9", "--routes", "7,1,12"), (
-    "play golf", "play echo", "play bravo", "rewind", "play foxtrot", "pass", "finish",
-    "play alfa", "pass", "pass", "pass", "finish", "pass", "pass", "pass", "finish",
-), private=False)
+NATO = dict(zip("ABCDEFGHIJ", ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+                                "india", "juliett"]))
+
+
+def lantern_game(tmp: Path) -> Game:
+    """Route 1 on card 7 with a mismatch, a rewind and passes; routes 2 and 3 end by agreement."""
+    from facilitator.games import find_game
+
+    options = find_game("lantern-links").parse_options({"routes": "7,1,12"})
+    session, opening = Session.start("lantern-links", seed=9, options=options,
+                                     table=TableData(tmp / "lantern-plan"))
+    route = next(line for line in opening.logged if line["type"] == "route-started")
+    hands = {int(s): list(h) for s, h in route["hands"].items()}
+    session.log.close()
+    owner = {t: s for s, h in hands.items() for t in h}
+    lines: list[str] = []
+    turn = 1
+
+    def lay(tile: str) -> None:
+        nonlocal turn
+        while owner[tile] != turn:
+            lines.append("pass")
+            turn = turn % 3 + 1
+        lines.append(f"play {NATO[tile]}")
+        turn = turn % 3 + 1
+
+    for tile in "GEB":
+        lay(tile)
+    lines.append("rewind")
+    turn = turn % 3 + 1
+    for tile in "FIDB":
+        lay(tile)
+    lines += ["finish", "finish"]
+    return Game("lantern-links", ("--seed", "9", "--routes", "7,1,12"), tuple(lines), private=False)
+
+
 TWO_WINDOWS = Game("two-windows", ("--seed", "4", "--players", "5"), (
     "a sends form round", "b sends surface striped", "more", "final alder",
     "a sends edge notched", "b sends size large", "final elm",

@@ -1,0 +1,88 @@
+"""A command's events torn at every byte offset of its batch (a power cut mid-write,
+a full disk, a file-size limit): resume keeps the command whole or not at all.
+
+For the largest batch of each game (a winning guess logs the score, the end of the
+leg and the next leg), the log is cut at every byte offset inside it.  Resuming
+must hold exactly the commands before it (the torn command is dropped whole) or
+all of it when the cut is at its very end; the state is the one replayed from
+those commands; and, for a spread of offsets, playing the rest of the script
+gives the straight game's log byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from faults.fault_games import (COMPASS_MACHINE, TWO_WINDOWS, Game, Table, clover_game, lantern_game,
+                                straight)
+
+from facilitator.log import read_log
+from facilitator.session import Session
+from facilitator.table_data import TableData
+
+
+def _batches(raw: bytes) -> list[tuple[int, int]]:
+    """Byte ranges of each command's batch in a log."""
+    out, start, offset = [], 0, 0
+    for line in raw.splitlines(keepends=True):
+        obj = json.loads(line)
+        if obj["seq"] == obj["batch"]:
+            start = offset
+        offset += len(line)
+        if obj["seq"] == obj["batch"] + obj["batch_size"] - 1:
+            out.append((start, offset))
+    return out
+
+
+def _tear_everywhere(game: Game, tmp_path: Path) -> int:
+    done = straight(game, tmp_path / "straight")
+    raw = done.log.read_bytes()
+    batches = _batches(raw)
+    index = max(range(1, len(batches)), key=lambda i: batches[i][1] - batches[i][0])
+    start, end = batches[index]
+    whole = read_log(done.log)
+    assert whole.batches[index][1] - whole.batches[index][0] >= 2, "the torn command logs several events"
+    cases = 0
+    work = tmp_path / "torn"
+    for cut in range(start, end + 1):
+        if work.exists():
+            shutil.rmtree(work)
+        table = Table(work)
+        table.log.write_bytes(raw[:cut])
+        # whole batches left in the file (a last line short of only its newline is whole)
+        kept = index + 1 if cut >= end - 1 else index
+        session, _, notes = Session.resume(table.log, table.private if game.private else None,
+                                           table=TableData(table.data))
+        try:
+            expected_events = whole.events[:whole.batches[kept - 1][1]]
+            assert session.log.next_seq == len(expected_events) + 1, cut
+            assert session.state == session.referee.replay(expected_events), cut
+            assert cut in (start, end - 1, end) or notes, cut   # a dropped command is said on stderr
+            if cut % 37 == 0 or cut in (start, start + 1, end - 1, end):
+                for line in game.lines[kept - 1:]:
+                    session.handle(line)
+                session.log.close()
+                assert table.log.read_bytes() == raw, f"cut at byte {cut}: not the straight game"
+        finally:
+            session.log.close()
+        cases += 1
+    return cases
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [COMPASS_MACHINE, TWO_WINDOWS], ids=lambda g: g.name)
+def test_a_torn_command_is_dropped_whole_at_every_byte_offset(game: Game, tmp_path: Path) -> None:
+    assert _tear_everywhere(game, tmp_path) > 100
+
+
+@pytest.mark.slow
+def test_a_torn_clover_command_is_dropped_whole_at_every_byte_offset(tmp_path: Path) -> None:
+    assert _tear_everywhere(clover_game(tmp_path), tmp_path) > 100
+
+
+@pytest.mark.slow
+def test_a_torn_lantern_command_is_dropped_whole_at_every_byte_offset(tmp_path: Path) -> None:
+    assert _tear_everywhere(lantern_game(tmp_path), tmp_path) > 100
