@@ -144,11 +144,21 @@ def _play(args: argparse.Namespace) -> int:
             args.game, players=args.players, names=names, seed=args.seed, options=options,
             log_path=args.log, private_path=args.private,
             check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
+    code = _run_session(session, reply, args)
+    session.log.close()   # a clean stop (after a fault the log stays marked as not closed)
+    return code
+
+
+def _run_session(session: Any, reply: Any, args: argparse.Namespace) -> int:
+    from . import textplay
+
     if args.screens:
         from .screens.play import play_with_screens
 
         return play_with_screens(session, reply, args)
     if not args.text:
+        from .speech import voice_play
+
         return voice_play.run(session, reply, args)
     textplay.show(reply, sys.stdout)
     return textplay.run(session)
