@@ -217,10 +217,14 @@ class Screens:
         if text is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
-        readers = audiences()   # who this seat is before the command (a report's holder...)
         reply = await anyio.to_thread.run_sync(self.hub.submit, text)
         if reply is None:        # the voice loop has it queued; the screens update when it is done
             return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+        # who may read the reply is decided from the state the command produced: the
+        # keeper whose leg just ended is no longer the keeper, so the next leg's route
+        # (private to the new keeper) is not its to read
+        with self.hub.lock:
+            readers = audiences()
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted,
                                      "public": reply.public, "private": mine})
