@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
-from .cluecheck import preview
+from .preview import preview
 from .hub import Hub
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
@@ -75,7 +75,7 @@ class Screens:
             Route("/seat/{seat:int}", self.seat),
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
-            Route("/seat/{seat:int}/clue-check", self.clue_check),
+            Route("/seat/{seat:int}/check", self.check),
             Mount("/static", static, name="static"),
         ])
 
@@ -194,19 +194,26 @@ class Screens:
             return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
         return await self._run(request, control, values, f"/seat/{number}", audiences)
 
-    async def clue_check(self, request: Request) -> Response:
-        """Clover: what Submit would say about a clue, without submitting it."""
+    async def check(self, request: Request) -> Response:
+        """What sending a checked field would answer, without sending it (nothing logged)."""
         number = self._holds(request)
         if number is None:
             return self.refused("refused-seat")
-        zone, clue = request.query_params.get("zone", ""), request.query_params.get("clue", "")
+        control_id, value = request.query_params.get("control", ""), request.query_params.get("value", "")
         with self.hub.lock:
-            found = preview(self.hub.session, number, zone, clue)
-        if found is None:
-            return JSONResponse({"error": "no-clue-now"}, status_code=409)
-        if found["verdict"] == "ok":
-            found["text"] = labels()["words"]["clue-ok"]
-        return JSONResponse(found, headers=_NO_STORE)
+            session = self.hub.session
+            found = ctl.check_field(ctl.seat_controls(session, number), control_id)
+            if found is None:
+                return JSONResponse({"error": "no-check-now"}, status_code=409)
+            control, checked = found
+            text = control.command({checked.name: value})
+            if text is None:
+                answer = {"verdict": "refused", "text": session.phrases.say("too-long")}
+            else:
+                answer = preview(session, text, session.referee.seat_audiences(session.state, number))
+        if answer["verdict"] == "ok" and not answer["text"]:
+            answer["text"] = labels()["words"]["check-ok"]
+        return JSONResponse(answer, headers=_NO_STORE)
 
     # -- shared ------------------------------------------------------------------------
     async def _run(self, request: Request, control: ctl.Control | None, values: dict[str, str],
