@@ -8,7 +8,7 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
-* ``POST /table/release/{n}`` frees a seat; ``POST /table/command`` moves Clover cards.
+* ``POST /table/release/{n}`` frees a seat; ``POST /table-command`` makes the moves a game makes from the table screen.
 """
 
 from __future__ import annotations
