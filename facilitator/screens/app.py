@@ -8,7 +8,7 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
-* ``POST /table/release/{n}`` frees a seat; ``POST /table/command`` moves Clover cards.
+* ``POST /table/release/{n}`` frees a seat; ``POST /table-command`` makes the moves a game makes from the table screen.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
-from .cluecheck import preview
+from .preview import preview
 from .hub import Hub
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
@@ -75,7 +75,7 @@ class Screens:
             Route("/seat/{seat:int}", self.seat),
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
-            Route("/seat/{seat:int}/clue-check", self.clue_check),
+            Route("/seat/{seat:int}/check", self.check),
             Mount("/static", static, name="static"),
         ])
 
@@ -194,19 +194,26 @@ class Screens:
             return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
         return await self._run(request, control, values, f"/seat/{number}", audiences)
 
-    async def clue_check(self, request: Request) -> Response:
-        """Clover: what Submit would say about a clue, without submitting it."""
+    async def check(self, request: Request) -> Response:
+        """What sending a checked field would answer, without sending it (nothing logged)."""
         number = self._holds(request)
         if number is None:
             return self.refused("refused-seat")
-        zone, clue = request.query_params.get("zone", ""), request.query_params.get("clue", "")
+        control_id, value = request.query_params.get("control", ""), request.query_params.get("value", "")
         with self.hub.lock:
-            found = preview(self.hub.session, number, zone, clue)
-        if found is None:
-            return JSONResponse({"error": "no-clue-now"}, status_code=409)
-        if found["verdict"] == "ok":
-            found["text"] = labels()["words"]["clue-ok"]
-        return JSONResponse(found, headers=_NO_STORE)
+            session = self.hub.session
+            found = ctl.check_field(ctl.seat_controls(session, number), control_id)
+            if found is None:
+                return JSONResponse({"error": "no-check-now"}, status_code=409)
+            control, checked = found
+            text = control.command({checked.name: value})
+            if text is None:
+                answer = {"verdict": "refused", "text": session.phrases.say("too-long")}
+            else:
+                answer = preview(session, text, session.referee.seat_audiences(session.state, number))
+        if answer["verdict"] == "ok" and not answer["text"]:
+            answer["text"] = labels()["words"]["check-ok"]
+        return JSONResponse(answer, headers=_NO_STORE)
 
     # -- shared ------------------------------------------------------------------------
     async def _run(self, request: Request, control: ctl.Control | None, values: dict[str, str],
@@ -217,10 +224,14 @@ class Screens:
         if text is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
-        readers = audiences()   # who this seat is before the command (a report's holder...)
         reply = await anyio.to_thread.run_sync(self.hub.submit, text)
         if reply is None:        # the voice loop has it queued; the screens update when it is done
             return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+        # who may read the reply is decided from the state the command produced: the
+        # keeper whose leg just ended is no longer the keeper, so the next leg's route
+        # (private to the new keeper) is not its to read
+        with self.hub.lock:
+            readers = audiences()
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted,
                                      "public": reply.public, "private": mine})

@@ -1,199 +1,100 @@
-"""What each seat may do now: the buttons and forms of a private screen.
+"""What each seat may do now: the buttons and forms of a screen, from the game.
 
 A control turns into the same canonical command a player would type (invariant 5):
 the screen posts the control's id and its fields, and the server builds the text
-from the control's ``template``, so a seat can only send what its screen offers.
-Who may act follows the table: the captain sends, the keeper gives totals, an
-informant team locks its fact, the decoder answers, the current Lantern player
-plays, each Clover seat writes its own clues and the committer moves the cards.
-Queries are everyone's.
+from the control, so a seat can only send what its screen offers.
+
+The game's screen (``facilitator.games.screen``) gives its own controls and says who
+may act; on top of them, every command the game's grammar can say without a value
+(``pass``, ``commit``, ``more``...) that is legal now gets a button, so a new
+command of a game gets a button without any change here.  Questions (status,
+help, the game's read-outs) are everyone's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from ..games.screen import Control, Field, GameScreen, screen_for
 from ..session import Session
 
-DIRECTIONS = ("N", "E", "S", "W")
-MAX_CLUE = 60
-ZONES = ("top", "right", "bottom", "left")
-SLOTS = ("top-left", "top-right", "bottom-right", "bottom-left")
+__all__ = ["Control", "Field", "find", "prompt", "seat_controls", "table_controls"]
+
+#: common questions every screen offers (repeat always; the others while legal)
+COMMON_QUERIES = ("repeat", "status", "help", "read rules")
+#: common commands that are never buttons: voice settings, confirmations, the lobby's
+NOT_BUTTONS = frozenset({"yes", "no", "cancel", "louder", "softer", "slower", "faster",
+                         "stop listening", "start listening", "new game", "resume", "quit",
+                         "release seat"})
 
 
-@dataclass(frozen=True)
-class Field:
-    """One input of a form: a choice among ``options`` (value, shown), or free text.
-    ``label`` is a key of ``labels.toml``."""
+def _labels() -> dict[str, dict[str, str]]:
+    from .views import labels
 
-    name: str
-    label: str
-    options: tuple[tuple[str, str], ...] = ()
-    text: bool = False
+    return labels()
 
 
-@dataclass(frozen=True)
-class Control:
-    """One button (no fields), one form (fields), or a row of ``choices`` buttons.
-    ``label`` is a key of ``labels.toml`` (screen words live there, not in code).
-
-    ``template`` is the canonical command with ``{field}`` holes; for choices each
-    choice carries its own complete command."""
-
-    id: str
-    label: str
-    template: str = ""
-    fields: tuple[Field, ...] = ()
-    choices: tuple[tuple[str, str], ...] = ()   # (label, command)
-    kind: str = "button"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def command(self, values: dict[str, str]) -> str | None:
-        """The command text for posted ``values``; None when a value is not offered."""
-        if self.choices:
-            try:
-                return self.choices[int(values.get("choice", ""))][1]
-            except (ValueError, IndexError):
-                return None
-        filled = {}
-        for f in self.fields:
-            value = " ".join(str(values.get(f.name, "")).split())
-            if f.options and value not in {v for v, _ in f.options}:
-                return None
-            if f.text and len(value) > MAX_CLUE:
-                return None
-            filled[f.name] = value
-        return self.template.format(**filled)
+def _slotless(session: Session) -> dict[str, str]:
+    """intent -> its canonical text, for the commands the grammar only ever says with no
+    value (an intent that also takes values, like "feedback 4 0", gets the game's form)."""
+    out: dict[str, str] = {}
+    valued = {form.intent for form in session.grammar.forms if "{" in form.output}
+    for form in session.grammar.forms:
+        if form.intent not in valued and form.intent not in out:
+            out[form.intent] = form.output
+    return out
 
 
-QUERIES = (Control("repeat", "repeat", "repeat"), Control("status", "status", "status"),
-           Control("help", "help", "help"))
+def _derived(session: Session, screen: GameScreen, taken: set[str], legal: set[str],
+             queries: bool, seat: int | None) -> list[Control]:
+    """Buttons for the legal commands without values that the game's controls do not
+    already cover: its questions (``queries``) or its moves (for seats that may act)."""
+    out: list[Control] = []
+    referee, state = session.referee, session.state
+    common = session.grammar.common_intents
+    for intent, output in _slotless(session).items():
+        if intent in taken or intent in NOT_BUTTONS or intent not in legal or intent in common:
+            continue
+        if (intent in referee.queries) != queries:
+            continue
+        if seat is not None and not queries and not screen.may_act(state, seat, intent):
+            continue
+        out.append(Control(intent.replace(" ", "-"), screen.control_label(intent, output), output,
+                           intent=intent))
+    return out
 
 
-def _choices(values: Any) -> tuple[tuple[str, str], ...]:
-    return tuple((str(v), str(v)) for v in values)
+def _queries(session: Session, screen: GameScreen, legal: set[str]) -> list[Control]:
+    words = _labels()["controls"]
+    out = [Control(q.replace(" ", "-"), words[q], q, intent=q)
+           for q in COMMON_QUERIES if q == "repeat" or q in legal]
+    games = screen.query_controls(session.state, legal)
+    taken = {c.intent for c in out + games}
+    return out + _derived(session, screen, taken, legal, True, None) + games
 
 
 def seat_controls(session: Session, seat: int) -> list[Control]:
-    """The controls seat ``seat`` has now (game moves first, then the queries)."""
+    """The controls seat ``seat`` has now (game moves first, then the questions)."""
     referee, state = session.referee, session.state
     if referee.is_over(state):
         return []
     legal = referee.legal_intents(state)
-    game = referee.name
-    moves: list[Control] = []
-    if game == "compass-code":
-        moves = _compass(state, seat, legal, referee)
-    elif game == "two-windows":
-        moves = _two_windows(state, seat, legal, referee)
-    elif game == "lantern-links":
-        moves = _lantern(state, seat, legal, referee)
-    elif game == "clover":
-        moves = _clover_clues(state, seat, legal)
-        if "place" in legal and seat == state.committer():
-            moves += clover_board_controls(state)
-    return moves + query_controls(state, legal)
-
-
-def query_controls(state: Any, legal: set[str]) -> list[Control]:
-    """Questions anyone may ask now (they change nothing and log nothing)."""
-    queries = [q for q in QUERIES if q.id == "repeat" or q.id in legal]
-    for intent in ("candidates", "read candidates", "hands", "read cards", "read clues", "read rules"):
-        if intent in legal:
-            queries.append(Control(intent.replace(" ", "-"), intent.replace(" ", "-"), intent))
-    layout = getattr(state, "layout", None)
-    if "read card" in legal and layout is not None:
-        cards = _choices(range(1, len(layout.cards) + 1))
-        queries.append(Control("read-card", "read-card", "read card {card}", (Field("card", "card", cards),),
-                               kind="form"))
-    return queries
-
-
-def _compass(state: Any, seat: int, legal: set[str], referee: Any) -> list[Control]:
-    out: list[Control] = []
-    if seat == state.captain and "send" in legal:
-        picks = tuple(Field(k, f"position-{i}", _choices(DIRECTIONS)) for i, k in enumerate("abcd", 1))
-        out.append(Control("send", "send", "send {a}{b}{c}{d}", picks, kind="form"))
-        if "check" in legal:
-            out.append(Control("check", "check", "check {direction} {position}",
-                               (Field("direction", "direction", _choices(DIRECTIONS)),
-                                Field("position", "position", _choices(range(1, 5)))), kind="form"))
-    if seat == state.keeper and "feedback" in legal:
-        out.append(Control("feedback", "feedback", "feedback {anchors} {clockwise}",
-                           (Field("anchors", "anchors", _choices(range(5))),
-                            Field("clockwise", "clockwise", _choices(range(5)))), kind="form"))
-    return out
-
-
-def _two_windows(state: Any, seat: int, legal: set[str], referee: Any) -> list[Control]:
-    out: list[Control] = []
-    audiences = referee.seat_audiences(state, seat)
-    for holder in ("a", "b"):
-        if holder in audiences and f"{holder} sends" in legal:
-            view = referee.private_view(state, holder) or {}
-            choices = tuple((fact, f"{holder} sends {fact}") for fact in view.get("facts", []))
-            out.append(Control(f"{holder}-sends", "lock-fact", choices=choices, kind="choices"))
-    from ..games.two_windows.teams import team_of
-
-    if team_of(seat).value == state.decoder:
-        if "final" in legal:
-            names = referee.deck(state.practice).names
-            out.append(Control("final", "final", "final {name}",
-                               (Field("name", "name", _choices(names)),), kind="form"))
-        if "more" in legal:
-            out.append(Control("more", "more", "more"))
-        if "replace packet" in legal:
-            out.append(Control("replace-packet", "replace-packet", "replace packet"))
-    return out
-
-
-def _lantern(state: Any, seat: int, legal: set[str], referee: Any) -> list[Control]:
-    if seat != state.turn:
-        return []
-    out: list[Control] = []
-    if "play" in legal:
-        tiles = state.pool if state.pool_variant else state.hands[seat - 1]
-        choices = tuple((f"{t}: {' / '.join(state.words[t])}", f"play {t}") for t in tiles)
-        out.append(Control("play", "play", choices=choices, kind="choices"))
-    for intent in ("pass", "rewind", "finish"):
-        if intent in legal:
-            out.append(Control(intent, intent, intent))
-    return out
-
-
-def _clover_clues(state: Any, seat: int, legal: set[str]) -> list[Control]:
-    if "clue" not in legal:
-        return []
-    return [Control(f"clue-{zone}", f"clue-{zone}", f"clue {seat} {zone} {{clue}}",
-                    (Field("clue", f"clue-{zone}", text=True),), kind="clue",
-                    extra={"zone": zone})
-            for zone in ZONES]
-
-
-def clover_board_controls(state: Any) -> list[Control]:
-    """Place, turn and commit (the committer's screen and the table's board)."""
-    layout = state.layout
-    if layout is None:
-        return []
-    cards = _choices(range(1, len(layout.cards) + 1))
-    return [
-        Control("place", "place", "place {card} {slot}",
-                (Field("card", "card", cards), Field("slot", "slot", tuple((s, s) for s in SLOTS))),
-                kind="form"),
-        Control("turn", "turn", "turn {card}", (Field("card", "card", cards),), kind="form"),
-        Control("commit", "commit", "commit"),
-    ]
+    screen = screen_for(referee)
+    moves = screen.seat_controls(state, seat, legal)
+    moves += _derived(session, screen, {c.intent for c in moves}, legal, False, seat)
+    return moves + _queries(session, screen, legal)
 
 
 def table_controls(session: Session) -> list[Control]:
-    """The table screen's moves: Clover's board, and the queries."""
+    """The table screen's moves (those the game makes there) and the questions."""
     referee, state = session.referee, session.state
     if referee.is_over(state):
         return []
     legal = referee.legal_intents(state)
-    moves = clover_board_controls(state) if referee.name == "clover" and "place" in legal else []
-    return moves + query_controls(state, legal)
+    screen = screen_for(referee)
+    moves = screen.table_controls(state, legal)
+    if moves:   # a game that moves from the table gets its plain commands there too (commit)
+        taken = {c.intent for c in moves}
+        moves += [c for c in _derived(session, screen, taken, legal, False, None)]
+    return moves + _queries(session, screen, legal)
 
 
 def find(controls: list[Control], control_id: str) -> Control | None:
@@ -205,22 +106,14 @@ def prompt(session: Session, seat: int) -> str | None:
     referee, state = session.referee, session.state
     if referee.is_over(state):
         return None
-    game = referee.name
-    if game == "compass-code":
-        if state.pending is not None:
-            return "keeper" if seat == state.keeper else None
-        return "captain" if seat == state.captain else None
-    if game == "two-windows":
-        audiences = referee.seat_audiences(state, seat)
-        if state.stage == 0 and any(h in audiences and state.locked(h) is None for h in ("a", "b")):
-            return "informant"
-        from ..games.two_windows.teams import team_of
+    return screen_for(referee).prompt(state, seat)
 
-        return "decoder" if state.stage > 0 and team_of(seat).value == state.decoder else None
-    if game == "lantern-links":
-        return "player" if seat == state.turn and not state.paused else None
-    if game == "clover":
-        if state.layout is None:
-            return "clues" if state.written(seat) < len(ZONES) else None
-        return "committer" if seat == state.committer() else None
-    return None
+
+def check_field(controls: list[Control], control_id: str) -> tuple[Control, Field] | None:
+    """The control and its checked text field, when ``control_id`` has one."""
+    control = find(controls, control_id)
+    if control is None:
+        return None
+    field = next((f for f in control.fields if f.check), None)
+    return (control, field) if field is not None else None
+

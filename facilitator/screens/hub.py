@@ -67,6 +67,8 @@ class Hub:
         #: is applied by the loop, which speaks its reply like any typed line
         self.dispatch: Callable[[str], None] | None = None
         self._tickets: list[_Ticket] = []
+        #: in text play, where a clicked command's reply is printed (stdout), like a typed one's
+        self.echo: Callable[[Reply], None] | None = None
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
@@ -140,7 +142,10 @@ class Hub:
         Never call this holding the lock in voice play: the loop needs it."""
         dispatch = self.dispatch
         if dispatch is None:
-            return self.shared.handle(text)
+            reply = self.shared.handle(text)
+            if self.echo is not None:
+                self.echo(reply)
+            return reply
         ticket = _Ticket(text)
         with self.lock:
             self._tickets.append(ticket)

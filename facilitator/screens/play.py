@@ -27,10 +27,13 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
             from .. import textplay
 
             textplay.show(opening, sys.stdout)
+            # a click's public announcements go to stdout too, like a typed line's
+            server.hub.echo = lambda reply: textplay.show(reply, sys.stdout)
             return textplay.run(shared)
         from ..speech import voice_play
 
         return voice_play.run(shared, opening, args)
     finally:
         server.hub.dispatch = None   # the loop is gone: clicks (if any) apply directly again
+        server.hub.echo = None
         server.stop()

@@ -193,16 +193,36 @@ def test_the_clue_check_is_private_and_logs_nothing(start_server, compass):
     word = max((w for card in clover.hub.session.state.boards[1].values() for w in card), key=len)
     before = log_lines(clover)
     mine = joined(clover, 1)
-    verdict = mine.get("/seat/1/clue-check", params={"zone": "top", "clue": word}).json()
+    verdict = mine.get("/seat/1/check", params={"control": "clue-top", "value": word}).json()
     assert verdict["verdict"] == "refused" and word in verdict["text"]
-    assert mine.get("/seat/1/clue-check", params={"zone": "left", "clue": "serendipity"}).json()["verdict"] == "ok"
-    assert mine.get("/seat/1/clue-check", params={"zone": "middle", "clue": "x"}).status_code == 409
+    assert mine.get("/seat/1/check", params={"control": "clue-left", "value": "serendipity"}).json()["verdict"] == "ok"
+    assert mine.get("/seat/1/check", params={"control": "clue-middle", "value": "x"}).status_code == 409
     other = joined(clover, 2)
-    refused = other.get("/seat/1/clue-check", params={"zone": "top", "clue": word})
+    refused = other.get("/seat/1/check", params={"control": "clue-top", "value": word})
     assert refused.status_code == 403 and word not in refused.text      # no probing another's board
-    assert client(clover).get("/seat/1/clue-check", params={"zone": "top", "clue": word}).status_code == 403
+    assert client(clover).get("/seat/1/check", params={"control": "clue-top", "value": word}).status_code == 403
     assert log_lines(clover) == before
-    assert joined(compass, 2).get("/seat/2/clue-check", params={"zone": "top", "clue": "x"}).status_code == 409
+    assert joined(compass, 2).get("/seat/2/check", params={"control": "clue-top", "value": "x"}).status_code == 409
+
+
+def test_the_live_check_says_what_submit_says(start_server):
+    """One check for both: a clue the live check calls fine is taken by Submit, and one
+    Submit refuses (a dot, a slash: not a word the grammar takes) is refused while typing."""
+    clover = start_server("clover", players=3, seed=4, options={"extra": 1})
+    mine = joined(clover, 1)
+    for clue in ("Mr.Bean", "a/b", "serendipity", "two words", ""):
+        checked = mine.get("/seat/1/check", params={"control": "clue-top", "value": clue}).json()
+        reply = mine.post("/seat/1/command", data={"control": "clue-top", "clue": clue},
+                          headers={"Accept": "application/json"}).json()
+        taken = "serendipity" in [c for c in clover.hub.session.state.clues.get(1, {}).values()]
+        if checked["verdict"] == "refused":
+            assert not reply["accepted"] or reply["private"], (clue, checked, reply)
+            if not reply["accepted"]:
+                assert checked["text"] in " ".join(reply["public"] + reply["private"]), (clue, checked, reply)
+            else:
+                assert checked["text"] in " ".join(reply["private"]), (clue, checked, reply)
+        else:
+            assert reply["accepted"] and taken, (clue, checked, reply)
 
 
 def test_a_screen_opened_late_shows_everything_so_far(compass):

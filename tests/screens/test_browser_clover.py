@@ -36,23 +36,23 @@ def test_clues_then_board_by_touch(start_server, device):
     logged = len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines())
     first_word = phone.locator(".myboard .card-face").first.inner_text().split(" · ")[0]
     phone.fill("#clue-top", first_word)
-    expect(phone.locator("#fb-top")).to_contain_text("one of your own keywords")
+    expect(phone.locator("#fb-clue-top")).to_contain_text("one of your own keywords")
     phone.fill("#clue-top", "two words")
-    expect(phone.locator("#fb-top")).to_contain_text("has a space")
+    expect(phone.locator("#fb-clue-top")).to_contain_text("has a space")
     phone.fill("#clue-top", "Zqxvyk")
-    expect(phone.locator("#fb-top")).to_contain_text("not in the dictionary")
+    expect(phone.locator("#fb-clue-top")).to_contain_text("not in the dictionary")
     assert len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines()) == logged
     phone.fill("#clue-top", first_word)
     phone.click("#do-clue-top")                      # submitted anyway: refused, and the table hears so
-    expect(phone.locator("#fb-top")).to_contain_text("one of your own keywords")
+    expect(phone.locator("#fb-clue-top")).to_contain_text("one of your own keywords")
     expect(table.locator(".said")).to_contain_text("Player 1, your clue for top was not accepted")
     phone.fill("#clue-top", "Zqxvyk")
     phone.click("#do-clue-top")
-    expect(phone.locator("#fb-top")).to_contain_text("Your clue for top is Zqxvyk")
+    expect(phone.locator("#fb-clue-top")).to_contain_text("Your clue for top is Zqxvyk")
     for zone, clue in CLUES.items():
         phone.fill(f"#clue-{zone}", clue)
         phone.click(f"#do-clue-{zone}")
-        expect(phone.locator(f"#fb-{zone}")).to_contain_text(f"Your clue for {zone} is {clue}")
+        expect(phone.locator(f"#fb-clue-{zone}")).to_contain_text(f"Your clue for {zone} is {clue}")
     expect(phone.locator(".zones")).to_contain_text("nostalgia")
     expect(table.locator("body")).not_to_contain_text("Zqxvyk")        # clues stay private until resolution
     screenshot(phone, "seat-clover-clues")

@@ -35,14 +35,17 @@ def test_compass_leg_with_human_keeper(start_server, device):
 
     keeper = join(device, table, 1)
     captain = join(device, table, 2)
-    expect(keeper.locator(".route")).to_have_text("E S N W")
+    expect(keeper.locator(".route")).to_contain_text("E S N W")
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     expect(captain.locator(".route")).to_have_count(0)        # the captain never sees the route
 
     for field, direction in zip("abcd", "NESW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")
-    expect(keeper.locator("table.marks tr.pending .mark")).to_have_text("C C – A", timeout=WAIT_MS)
+    expect(keeper.locator("table.marks tr.pending .mark [aria-hidden=true]")).to_have_text("C C – A", timeout=WAIT_MS)
+    # letters are shown; a screen reader hears the words
+    expect(keeper.locator("table.marks tr.pending .mark .sr-only")).to_have_text("clockwise, clockwise, neither, anchor")
+    expect(keeper.locator(".route .sr-only")).to_have_text("east, south, north, west")
     expect(keeper.locator("#region-prompt")).to_contain_text("totals")
     expect(table.locator(".said")).to_contain_text("Guess 1 is N E S W")
 
@@ -61,7 +64,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
     keeper.click("#do-feedback")
     expect(table.locator(".said")).to_contain_text("1 anchor")
     expect(keeper.locator(".alert")).to_have_count(0)
-    expect(keeper.locator("table.marks tbody tr").first.locator(".mark")).to_have_text("C C – A")
+    expect(keeper.locator("table.marks tbody tr").first.locator(".mark [aria-hidden=true]")).to_have_text("C C – A")
     screenshot(captain, "seat-compass-captain")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
@@ -71,13 +74,13 @@ def test_compass_leg_with_human_keeper(start_server, device):
     for field, direction in zip("abcd", "ESNW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")
-    expect(keeper.locator("table.marks tr.pending .mark")).to_have_text("A A A A")
+    expect(keeper.locator("table.marks tr.pending .mark [aria-hidden=true]")).to_have_text("A A A A")
     keeper.select_option("#feedback-anchors", "4")
     keeper.select_option("#feedback-clockwise", "0")
     keeper.click("#do-feedback")
     expect(table.locator(".said")).to_contain_text("Leg 2 of 3")
     # leg 2 is kept by seat 2: its screen now holds the new route, seat 1's no longer does
-    expect(captain.locator(".route")).to_have_text("N E S W")
+    expect(captain.locator(".route")).to_contain_text("N E S W")
     expect(keeper.locator(".route")).to_have_count(0)
     screenshot(table, "table-compass")
     assert accessibility_problems(table) == []

@@ -23,9 +23,9 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
         page.wait_for_url(f"**/seat/{seat}")
 
     # round 1: Oak (seat 1) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
-    expect(holder_a.locator(".report")).to_contain_text("FORM ROUND")
-    expect(holder_a.locator(".report")).to_contain_text("SIZE SMALL")
-    expect(holder_b.locator(".report")).to_contain_text("SURFACE STRIPED")
+    expect(holder_a.locator("#region-view")).to_contain_text("FORM ROUND")
+    expect(holder_a.locator("#region-view")).to_contain_text("SIZE SMALL")
+    expect(holder_b.locator("#region-view")).to_contain_text("SURFACE STRIPED")
     for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND")):
         expect(page.locator("#region-view")).not_to_contain_text(hidden)
     expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
@@ -33,7 +33,7 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     assert accessibility_problems(holder_a) == []
 
     holder_a.get_by_role("button", name="FORM ROUND").click()
-    expect(holder_a.locator(".report")).to_contain_text("Locked")
+    expect(holder_a.locator("#region-view")).to_contain_text("Locked")
     expect(table.locator(".said")).to_contain_text("Report A's slip is locked")
     expect(table.locator("body")).not_to_contain_text("FORM ROUND")      # not before the reveal
     expect(decoder.locator("body")).not_to_contain_text("form round")
@@ -42,7 +42,7 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     for page in (table, decoder, holder_a, holder_b):
         expect(page.locator(".said")).to_contain_text("form round")
         expect(page.locator(".said")).to_contain_text("surface striped")
-    expect(holder_b.locator(".report")).to_contain_text("Revealed")
+    expect(holder_b.locator("#region-view")).to_contain_text("Revealed")
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
     screenshot(holder_b, "seat-two-windows-reveal")
 

@@ -4,6 +4,8 @@ messages a screen shows are the ones a replay of the log rebuilds."""
 
 from __future__ import annotations
 
+import json
+
 from itertools import permutations
 
 from hypothesis import HealthCheck, given, settings
@@ -51,11 +53,11 @@ def test_clicks_keep_the_route_on_the_keepers_screen_only(tmp_path_factory, seed
                 hub.submit(text)
                 played += control.id in MOVES
             for s in range(1, PLAYERS + 1):
-                views = seat_view(hub, s)["views"]
+                shown = json.dumps(seat_view(hub, s)["panels"])
                 if session.over or session.state.route is None or session.state.keeper != s:
-                    assert views == []
+                    assert shown == "[]"
                 else:
-                    assert [v["data"]["route"] for v in views] == [session.state.route]
+                    assert " ".join(session.state.route) in shown
             if session.over:
                 break
         assert played >= 1

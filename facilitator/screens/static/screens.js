@@ -27,7 +27,8 @@
       for (const li of Array.from(newLog.children)) {
         if ((Number(li.dataset.n) || 0) > seen) oldLog.appendChild(li);
       }
-      oldLog.scrollTop = oldLog.scrollHeight;
+      const box = oldLog.closest(".scroller") || oldLog;
+      box.scrollTop = box.scrollHeight;
       return;
     }
     const focused = focusKey();
@@ -43,8 +44,15 @@
     const url = document.body.dataset.live;
     if (!url || !window.EventSource) return;
     const source = new EventSource(url);
+    const loaded = document.body.dataset.version;
     source.onmessage = (e) => {
       const data = JSON.parse(e.data);
+      if (String(data.version) === loaded && !Object.keys(last).length) {
+        // the page was rendered at this very version: keep it (redrawing the same
+        // prompt would make a screen reader announce "Your turn" a second time)
+        for (const [name, html] of Object.entries(data.regions)) last[name] = html;
+        return;
+      }
       for (const [name, html] of Object.entries(data.regions)) apply(name, html);
       document.body.dataset.version = data.version;
     };
@@ -52,9 +60,9 @@
   }
 
   // A live update may redraw a form between a request and its answer: answer into the
-  // form that is on the page now (Clover's clue forms are known by their zone).
-  const checkForm = (zone) => document.querySelector(`form[data-check][data-zone="${zone}"]`);
-  const live = (form) => (form && !form.isConnected && form.dataset.zone ? checkForm(form.dataset.zone) : form);
+  // form that is on the page now (text forms are known by their control's id).
+  const checkForm = (id) => document.querySelector(`form[data-control="${id}"]`);
+  const live = (form) => (form && !form.isConnected && form.dataset.control ? checkForm(form.dataset.control) : form);
 
   function show(form, text) {
     form = live(form);
@@ -78,49 +86,51 @@
     const form = e.target;
     if (!(form instanceof HTMLFormElement) || !form.classList.contains("control")) return;
     e.preventDefault();
-    if (form.dataset.check) restamp(form.dataset.zone);
+    if (form.dataset.check) restamp(form.dataset.control);
     const body = new URLSearchParams(new FormData(form, e.submitter));
     post(form.getAttribute("action"), body, form);
-    if (form.classList.contains("clue")) { const i = form.querySelector("input[name=clue]"); if (i) i.select(); }
+    if (form.classList.contains("text")) { const i = form.querySelector("input:not([type=hidden])"); if (i) i.select(); }
   });
 
-  // Clover clues: what Submit would say, shown while typing (nothing is logged).
+  // Checked text fields: what Submit would say, shown while typing (nothing is logged).
   // A check that answers after a later keystroke or a Submit is stale and dropped.
   const timers = new Map();
   const stamps = new Map();
-  const restamp = (zone) => { clearTimeout(timers.get(zone)); const n = (stamps.get(zone) || 0) + 1; stamps.set(zone, n); return n; };
+  const restamp = (id) => { clearTimeout(timers.get(id)); const n = (stamps.get(id) || 0) + 1; stamps.set(id, n); return n; };
   document.addEventListener("input", (e) => {
     const input = e.target;
     const form = input instanceof HTMLInputElement ? input.closest("form[data-check]") : null;
     if (!form) return;
-    const zone = form.dataset.zone;
-    const stamp = restamp(zone);
-    timers.set(zone, setTimeout(async () => {
-      const field = checkForm(zone) && checkForm(zone).querySelector("input[name=clue]");
+    const id = form.dataset.control;
+    const stamp = restamp(id);
+    timers.set(id, setTimeout(async () => {
+      const field = checkForm(id) && checkForm(id).querySelector("input:not([type=hidden])");
       const value = field ? field.value : input.value;
-      if (!value.trim()) { show(checkForm(zone), ""); return; }
-      const query = new URLSearchParams({ zone: zone, clue: value });
+      if (!value.trim()) { show(checkForm(id), ""); return; }
+      const query = new URLSearchParams({ control: id, value: value });
       const response = await fetch(form.dataset.check + "?" + query, { credentials: "same-origin",
         headers: { "Accept": "application/json" } });
-      if (response.ok && stamps.get(zone) === stamp) show(checkForm(zone), (await response.json()).text);
+      if (response.ok && stamps.get(id) === stamp) show(checkForm(id), (await response.json()).text);
     }, 250));
   });
 
-  // The Clover board by touch: pick a card, then a slot; the turn buttons turn it.
+  // A placement board by touch: pick a card, then a slot; the turn buttons turn it.
+  // The board names the controls it posts to (data-place, data-turn).
   document.addEventListener("click", (e) => {
     const target = e.target instanceof Element ? e.target.closest("button") : null;
     const url = action();
-    if (!target || !url) return;
+    const board = target ? target.closest("[data-board]") : null;
+    if (!target || !url || !board) return;
     if (target.dataset.card) {
       const same = picked === target.dataset.card;
       document.querySelectorAll("button[data-card]").forEach((b) => b.setAttribute("aria-pressed", "false"));
       picked = same ? null : target.dataset.card;
       if (picked) target.setAttribute("aria-pressed", "true");
     } else if (target.dataset.slot && picked) {
-      post(url, new URLSearchParams({ control: "place", card: picked, slot: target.dataset.slot }), null);
+      post(url, new URLSearchParams({ control: board.dataset.place, card: picked, slot: target.dataset.slot }), null);
       picked = null;
     } else if (target.dataset.turn) {
-      post(url, new URLSearchParams({ control: "turn", card: target.dataset.turn }), null);
+      post(url, new URLSearchParams({ control: board.dataset.turn, card: target.dataset.turn }), null);
     }
   });
 

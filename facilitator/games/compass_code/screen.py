@@ -1,0 +1,88 @@
+"""Compass Code on the screens: the captain sends and checks, a human keeper sees the
+route and the marks of every guess and gives the totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...events import Audience
+from ..screen import Control, Field, GameScreen, Panel, term
+from .referee import LEGS, State
+
+DIRECTIONS = ("N", "E", "S", "W")
+
+
+class CompassScreen(GameScreen):
+    def _direction_options(self) -> tuple[tuple[str, str], ...]:
+        return tuple((d, self.word("directions", d)) for d in DIRECTIONS)
+
+    def said(self, letters: str) -> str:
+        """A route or marks as a screen reader should say it: words, not letters."""
+        names = self.labels().get("directions", {}) | self.labels().get("marks", {})
+        return ", ".join(names.get(ch, ch) for ch in letters.split())
+
+    def route_term(self, route: str) -> Any:
+        shown = " ".join(route)
+        return term(shown, self.said(shown))
+
+    def seat_controls(self, state: State, seat: int, legal: set[str]) -> list[Control]:
+        out: list[Control] = []
+        directions = self._direction_options()
+        if seat == state.captain and "send" in legal:
+            picks = tuple(Field(k, self.word("controls", f"position-{i}"), directions)
+                          for i, k in enumerate("abcd", 1))
+            out.append(Control("send", self.word("controls", "send"), "send {a}{b}{c}{d}", picks,
+                               intent="send"))
+            if "check" in legal:
+                out.append(Control("check", self.word("controls", "check"), "check {direction} {position}",
+                                   (Field("direction", self.word("controls", "direction"), directions),
+                                    Field("position", self.word("controls", "position"),
+                                          tuple((str(n), str(n)) for n in range(1, 5)))),
+                                   intent="check"))
+        if seat == state.keeper and "feedback" in legal:
+            numbers = tuple((str(n), str(n)) for n in range(5))
+            out.append(Control("feedback", self.word("controls", "feedback"), "feedback {anchors} {clockwise}",
+                               (Field("anchors", self.word("controls", "anchors"), numbers),
+                                Field("clockwise", self.word("controls", "clockwise"), numbers)),
+                               intent="feedback"))
+        return out
+
+    def may_act(self, state: State, seat: int, intent: str) -> bool:
+        return seat in (state.captain, state.keeper)
+
+    def prompt(self, state: State, seat: int) -> str | None:
+        if state.over:
+            return None
+        if state.pending is not None:
+            return self.word("prompts", "keeper") if seat == state.keeper else None
+        return self.word("prompts", "captain") if seat == state.captain else None
+
+    def scores(self, state: State) -> list[tuple[str, str]]:
+        solved = sum(state.results)
+        return [(self.word("words", "legs"), self.word("words", "legs-value", solved=solved, legs=LEGS)),
+                (self.word("words", "leg"), self.word("words", "leg-value", leg=max(state.leg, 1), legs=LEGS))]
+
+    def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
+        view = self.referee.private_view(state, "keeper") if "keeper" in audiences else None
+        if view is None:
+            return []
+        rows = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
+                                                                              self.said(g["marks"]))]}
+                for g in view["guesses"]]
+        if view["pending"]:
+            p = view["pending"]
+            rows.append({"mark": True, "cells": [f"{p['guess']} ⟵", self.route_term(p["route"]),
+                                                 term(p["marks"].replace("-", "–"), self.said(p["marks"]))]})
+        panels: list[Panel] = [
+            {"kind": "heading", "text": self.word("words", "route-heading", card=view["card"])},
+            {"kind": "text", "text": self.route_term(view["route"]), "big": True, "cls": "route"},
+        ]
+        if view["recount"]:
+            panels.append({"kind": "alert", "text": self.word("words", "recount")})
+        panels.append({"kind": "table", "cls": "marks", "caption": self.word("words", "marks-caption"),
+                       "head": [self.word("words", "guess"), self.word("words", "route"),
+                                self.word("words", "marks")], "rows": rows})
+        return panels
+
+
+SCREEN = CompassScreen

@@ -1,0 +1,66 @@
+"""Two Windows on the screens: each member of an informant team reads its report and
+may lock one fact; the decoder team answers, asks for more or replaces the packet."""
+
+from __future__ import annotations
+
+from ...events import Audience
+from ..screen import Choice, Control, Field, GameScreen, Panel
+from .referee import HOLDERS, State
+from .teams import team_of
+
+
+class TwoWindowsScreen(GameScreen):
+    def _decodes(self, state: State, seat: int) -> bool:
+        return team_of(seat).value == state.decoder
+
+    def seat_controls(self, state: State, seat: int, legal: set[str]) -> list[Control]:
+        out: list[Control] = []
+        audiences = self.referee.seat_audiences(state, seat)
+        for holder in HOLDERS:
+            if holder in audiences and f"{holder} sends" in legal:
+                view = self.referee.private_view(state, holder) or {}
+                choices = tuple(Choice(fact, f"{holder} sends {fact}",
+                                       self.word("words", "lock-say", fact=fact.lower()))
+                                for fact in view.get("facts", []))
+                out.append(Control(f"{holder}-sends", self.word("controls", "lock-fact"), choices=choices,
+                                   intent=f"{holder} sends"))
+        if self._decodes(state, seat) and "final" in legal:
+            names = self.referee.deck(state.practice).names
+            out.append(Control("final", self.word("controls", "final"), "final {name}",
+                               (Field("name", self.word("controls", "name"),
+                                      tuple((n, n) for n in names)),), intent="final"))
+        return out
+
+    def may_act(self, state: State, seat: int, intent: str) -> bool:
+        return self._decodes(state, seat)      # more, replace packet: the decoder team's calls
+
+    def prompt(self, state: State, seat: int) -> str | None:
+        if state.over:
+            return None
+        audiences = self.referee.seat_audiences(state, seat)
+        if state.stage == 0 and any(h in audiences and state.locked(h) is None for h in HOLDERS):
+            return self.word("prompts", "informant")
+        if state.stage > 0 and self._decodes(state, seat):
+            return self.word("prompts", "decoder")
+        return None
+
+    def scores(self, state: State) -> list[tuple[str, str]]:
+        return [(self.word("words", "points"), f"{state.points} / {state.possible}")]
+
+    def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
+        out: list[Panel] = []
+        for holder in HOLDERS:
+            view = self.referee.private_view(state, holder) if holder in audiences else None
+            if view is None:
+                continue
+            locked = self.word("words", "locked-fact")
+            facts = [f"{fact} — [{locked}]" if fact == view["locked"] else fact for fact in view["facts"]]
+            out.append({"kind": "heading", "text": self.word("words", "report", report=view["report"],
+                                                              team=view["team"])})
+            out.append({"kind": "list", "items": facts, "big": True, "cls": "facts"})
+            if view["revealed"]:
+                out.append({"kind": "text", "text": self.word("words", "revealed")})
+        return out
+
+
+SCREEN = TwoWindowsScreen
