@@ -113,8 +113,10 @@ def run(directory: Path, clips: list[corpus.Clip], conditions: tuple[str, ...], 
     jobs = [(i, c) for c in conditions for i in range(len(clips))]
     rows: list[dict[str, Any]] = []
     with get_context("spawn").Pool(workers, initializer=_init, initargs=(str(directory), clips)) as pool:
-        for part in pool.imap_unordered(_task, jobs, chunksize=4):
+        for done, part in enumerate(pool.imap_unordered(_task, jobs, chunksize=4), 1):
             rows += part
+            if done % 100 == 0:
+                print(f"  {done}/{len(jobs)} clips decoded", file=sys.stderr, flush=True)
     return rows
 
 

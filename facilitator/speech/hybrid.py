@@ -41,15 +41,16 @@ class Thresholds:
     """Whisper's acceptance and sureness, measured on the clip benchmark.
 
     A phrase is accepted when its mean token log-probability is at least
-    ``min_logprob`` and its spelling similarity to Whisper's nearest free
-    hypothesis at least ``min_similarity``, or when the similarity alone reaches
-    ``strong_similarity``.  It is *sure* when both engines heard the same phrase
+    ``min_logprob``, it leads the next phrase by ``min_margin``, and its spelling
+    similarity to Whisper's nearest free hypothesis is at least
+    ``min_similarity``; or when the similarity alone reaches ``strong_similarity``.  It is *sure* when both engines heard the same phrase
     and Whisper's score reaches ``sure_logprob``.
     """
 
     min_logprob: float = -2.5
     min_similarity: float = 60.0
     strong_similarity: float = 85.0
+    min_margin: float = 0.0
     sure_logprob: float = -1.5
 
 
@@ -71,7 +72,8 @@ def whisper_choice(ranked: list[Scores], limits: Thresholds = DEFAULT) -> Scores
     top = ranked[0]
     if top.similarity >= limits.strong_similarity:
         return top
-    if top.logprob >= limits.min_logprob and top.similarity >= limits.min_similarity:
+    margin = top.logprob - ranked[1].logprob if len(ranked) > 1 else float("inf")
+    if top.logprob >= limits.min_logprob and margin >= limits.min_margin and top.similarity >= limits.min_similarity:
         return top
     return None
 

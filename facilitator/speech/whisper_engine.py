@@ -73,17 +73,19 @@ class WhisperRecognizer:
 
     ``min_similarity``: the lowest spelling similarity (0-100) between the chosen
     phrase and Whisper's nearest free hypothesis; below it the utterance is out
-    of grammar.  ``candidates``: legal phrases kept per hypothesis before rescoring.
+    of grammar.  ``candidates``: legal phrases kept per distinct hypothesis before
+    rescoring, ``max_candidates`` in all (the batch of the forced alignment).
     """
 
     name = "whisper"
 
     def __init__(self, model_dir: Path | None = None, *, min_similarity: float = 80.0,
-                 beam_size: int = 5, candidates: int = 6, window_seconds: float = 10.0,
+                 beam_size: int = 5, candidates: int = 4, max_candidates: int = 16, window_seconds: float = 10.0,
                  threads: int = 2, verify: bool = True) -> None:
         self.min_similarity = min_similarity
         self.beam_size = beam_size
         self.candidates = candidates
+        self.max_candidates = max_candidates
         self.window_seconds = window_seconds
         directory = model_dir or packaged_model_dir()
         if verify:
@@ -127,10 +129,10 @@ class WhisperRecognizer:
         return encoded, frames
 
     def _phrase_tokens(self, phrase: str) -> list[list[int]]:
-        """Token spellings a phrase is scored in: as written, and with a capital first letter."""
+        """The tokens a phrase is scored as: with a capital first letter, as Whisper starts a sentence."""
         found = self._tokens.get(phrase)
         if found is None:
-            found = [self._tokenizer.encode(" " + phrase), self._tokenizer.encode(" " + phrase[:1].upper() + phrase[1:])]
+            found = [self._tokenizer.encode(" " + phrase[:1].upper() + phrase[1:])]
             if len(self._tokens) > 50_000:
                 self._tokens.clear()
             self._tokens[phrase] = found
@@ -169,12 +171,12 @@ class WhisperRecognizer:
         chosen: dict[str, None] = {}
         if hint and hint in grammar.phrases:
             chosen[hint] = None
-        for text in heard:
+        for text in dict.fromkeys(heard):   # the n-best often repeats a text with other punctuation
             if not text:
                 continue
             for phrase, _, _ in process.extract(text, grammar.phrases, scorer=fuzz.ratio, limit=self.candidates):
                 chosen[phrase] = None
-        return list(chosen)
+        return list(chosen)[: self.max_candidates]
 
     # -- the Recognizer protocol -------------------------------------------
     def decode(self, pcm: bytes, grammar: RecognitionGrammar, hint: str | None = None) -> Hypothesis | None:
