@@ -38,6 +38,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
     serve.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
     serve.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
+    serve.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
+                       help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
+                           "(check unsure hearings) or always")
     serve.add_argument("--wake-phrase", action="store_true", default=None,
                        help="listen for a command only after the wake phrase ('hey referee')")
     serve.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
@@ -208,7 +211,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             return _no_device(lobby, str(exc), args, out, err)
         warn(f"{exc}; announcements are printed only")
         speaker = PrintedOnly(voice)
-    recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn)
+    recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn, second_engine=args.second_engine)
     try:
         source = recording or MicSource(device=args.input_device)
     except DeviceError as exc:

@@ -10,7 +10,7 @@ range or malformed TOML is refused with the file, the line and the reason
 
     [speech]    voice, rate_wpm, volume
     [devices]   input, output
-    [listening] recognizer, vosk_model, gate, push_to_talk
+    [listening] recognizer, vosk_model, gate, push_to_talk, second_engine
     [data]      directory
     [games.GAME] players, and the game's options (mode, keeper, pool, extra)
 """
@@ -31,6 +31,8 @@ from .errors import OptionsError
 ENV = "FACILITATOR_CONFIG"
 GATES = ("always", "wake-phrase", "push-to-talk")
 RECOGNIZERS = ("pocketsphinx", "vosk")
+#: the second engine (Whisper) beside pocketsphinx: see facilitator/speech/hybrid.py
+SECOND_ENGINES = ("auto", "off", "verify", "always")
 #: game options a settings file may preset, by game (the rest are per-game choices)
 GAME_KEYS: dict[str, tuple[str, ...]] = {
     "compass-code": ("players", "mode", "keeper"),
@@ -80,6 +82,9 @@ class Listening:
     #: ``push-to-talk`` waits for ``push_to_talk`` (key, gpio:PIN or evdev:DEVICE)
     gate: str = "always"
     push_to_talk: str = "key"
+    #: ``auto`` verifies with Whisper when its optional extra is installed, ``off`` never,
+    #: ``verify`` checks pocketsphinx's unsure hearings, ``always`` decodes every utterance with both
+    second_engine: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,8 @@ class _Validator:
             vosk_model=Path(vosk).expanduser() if vosk else None,
             gate=self.choice(li, "listening", "gate", GATES, Listening.gate),
             push_to_talk=self.push_to_talk(li),
+            second_engine=self.choice(li, "listening", "second_engine", SECOND_ENGINES,
+                                      Listening.second_engine),
         )
         if listening.recognizer == "vosk" and listening.vosk_model is None:
             raise self.fail("listening", "recognizer", "vosk needs listening.vosk_model (a model directory)")
@@ -312,6 +319,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("input_device", "devices", "input"),
     ("output_device", "devices", "output"),
     ("vosk_model", "listening", "vosk_model"),
+    ("second_engine", "listening", "second_engine"),
     ("data_dir", "", "data_directory"),
 )
 
@@ -385,6 +393,7 @@ volume = 0.9               # 0.1 to 1
 recognizer = "pocketsphinx"  # or "vosk" (then vosk_model = "DIR")
 gate = "always"              # always, wake-phrase ("hey referee") or push-to-talk
 push_to_talk = "key"         # key, gpio:PIN or evdev:DEVICE (with gate = "push-to-talk")
+second_engine = "auto"       # auto, off, verify or always: Whisper beside pocketsphinx (extra [whisper])
 
 [data]
 # directory = "~/facilitator-data"   # logs, records; default: the platform's data directory

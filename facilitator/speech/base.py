@@ -58,7 +58,8 @@ class Hypothesis:
 class RecognitionGrammar:
     """One decoding grammar, built from ``grammars/`` for the current state.
 
-    ``jsgf`` for pocketsphinx, ``phrases`` (every full phrase) for Vosk,
+    ``jsgf`` for pocketsphinx, ``phrases`` (every full phrase) for Vosk and
+    for Whisper's rescoring (``whisper_engine.py``),
     ``words`` the vocabulary (to check against a dictionary), ``key`` a cache key.
     """
 

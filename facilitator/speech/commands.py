@@ -18,6 +18,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     recognize.add_argument("--game", required=True, metavar="GAME", help="the game whose grammar to use")
     recognize.add_argument("--vosk-model", metavar="DIR",
                            help="decode with this Vosk model (default: pocketsphinx)")
+    recognize.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
+                           help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
+                                "(check unsure hearings) or always")
     recognize.add_argument("files", nargs="+", type=Path, metavar="FILE.wav")
 
     sub.add_parser("devices", help="list audio input and output devices")
@@ -53,7 +56,7 @@ def _recognize(args: argparse.Namespace) -> int:
     from .recognize import make_recognizer, recognize_files
 
     game = find_game(args.game).name
-    recognizer = make_recognizer(args.vosk_model,
+    recognizer = make_recognizer(args.vosk_model, second_engine=args.second_engine,
                                  warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
     for row in recognize_files(game, args.files, recognizer):
         print(json.dumps(row, ensure_ascii=False), flush=True)

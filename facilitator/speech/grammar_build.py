@@ -51,3 +51,37 @@ def recognition_grammar(grammar: Grammar, intents: Iterable[str] | None = None,
         _cache.clear()
     _cache[cache_key] = built
     return built
+
+
+def with_wake_prefix(decoding: RecognitionGrammar, wake_phrases: Iterable[str]) -> RecognitionGrammar:
+    """``decoding`` with an optional wake phrase before every command, said in the same breath.
+
+    "hey referee send north east south west" is one utterance: the JSGF takes
+    ``[ <wake> ]`` before the commands, and ``phrases`` holds every phrase both
+    bare and after each wake phrase (so Whisper rescores them too).  Split a
+    result with ``split_wake``.
+    """
+    wakes = sorted({" ".join(w.lower().split()) for w in wake_phrases if w.strip()})
+    if not wakes:
+        return decoding
+    head, sep, rest = decoding.jsgf.partition("public <command> = ")
+    body, semi, tail = rest.partition(";\n")
+    if not sep or not semi:
+        raise ValueError("not a grammar built by recognition_grammar")
+    jsgf = (f"{head}public <command> = [ <wake> ] <commands>;\n<commands> = {body};\n"
+            f"<wake> = {' | '.join(wakes)};\n{tail}")
+    phrases = decoding.phrases + tuple(f"{w} {p}" for w in wakes for p in decoding.phrases)
+    words = decoding.words | frozenset(x for w in wakes for x in w.split())
+    key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
+    return RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key)
+
+
+def split_wake(text: str, wake_phrases: Iterable[str]) -> tuple[bool, str]:
+    """(whether ``text`` starts with a wake phrase, the command after it)."""
+    words = " ".join(text.lower().split())
+    for wake in sorted({" ".join(w.lower().split()) for w in wake_phrases}, key=len, reverse=True):
+        if words == wake:
+            return True, ""
+        if words.startswith(wake + " "):
+            return True, words[len(wake) + 1:]
+    return False, words

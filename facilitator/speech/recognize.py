@@ -12,16 +12,19 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import ModelError, OptionsError
 from ..games import find_game
 from ..command import Command
 from ..grammar import load_grammar
 from .audio import read_wav
 from .base import RecognitionGrammar, Recognizer
 from .grammar_build import recognition_grammar
+from .hybrid import MODES, HybridRecognizer
 from .pocketsphinx_engine import PocketsphinxRecognizer
+from .whisper_model import NOT_INSTALLED
 
 VOSK_ENV = "VOSK_MODEL_PATH"
+SECOND_ENGINE_ENV = "FACILITATOR_SECOND_ENGINE"
 
 
 def _ignore(message: str) -> None:
@@ -29,11 +32,13 @@ def _ignore(message: str) -> None:
 
 
 def make_recognizer(vosk_model: str | Path | None = None,
-                    warn: Callable[[str], None] = _ignore) -> Recognizer:
+                    warn: Callable[[str], None] = _ignore, second_engine: str | None = None) -> Recognizer:
     """Vosk on ``vosk_model`` (else ``$VOSK_MODEL_PATH``) when given, else pocketsphinx.
 
     A Vosk model that cannot be used is reported once through ``warn`` and the
-    pocketsphinx recognizer is returned instead.
+    pocketsphinx recognizer is returned instead.  ``second_engine`` (``auto``,
+    ``off``, ``verify``, ``always``; None: ``$FACILITATOR_SECOND_ENGINE``, else
+    ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
     """
     path = vosk_model or os.environ.get(VOSK_ENV) or None
     if path:
@@ -43,7 +48,31 @@ def make_recognizer(vosk_model: str | Path | None = None,
             return VoskRecognizer(path)
         except ModelError as exc:
             warn(f"{exc}; using pocketsphinx instead")
-    return PocketsphinxRecognizer()
+    mode = second_engine or os.environ.get(SECOND_ENGINE_ENV) or "auto"
+    return second_engine_recognizer(mode, warn)
+
+
+def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -> Recognizer:
+    """pocketsphinx, with Whisper beside it as ``mode`` says (``hybrid.py``).
+
+    ``auto`` means ``verify`` when the optional ``whisper`` extra is installed and
+    pocketsphinx alone, silently, when it is not (the light mode).  A model
+    whose files are altered, or an explicit ``verify``/``always`` without the
+    extra, is reported once through ``warn`` and pocketsphinx answers alone.
+    """
+    if mode not in ("auto", *MODES):
+        raise OptionsError(f"unknown second engine {mode!r} (auto, {', '.join(MODES)})")
+    if mode == "off":
+        return PocketsphinxRecognizer()
+    try:
+        from .whisper_engine import WhisperRecognizer
+
+        whisper = WhisperRecognizer()
+    except ModelError as exc:
+        if mode != "auto" or not str(exc).startswith(NOT_INSTALLED):
+            warn(f"{exc}; using pocketsphinx alone")
+        return PocketsphinxRecognizer()
+    return HybridRecognizer("verify" if mode == "auto" else mode, whisper=whisper)
 
 
 def completion_check(recognizer: Recognizer,

@@ -39,6 +39,9 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--speech-out", type=Path, metavar="DIR",
                    help="write the assistant's speech as WAV files in DIR instead of playing it")
     v.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
+    v.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
+                   help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
+                        "(check unsure hearings) or always")
     v.add_argument("--wake-phrase", action="store_true",
                    help="listen for a command only after the wake phrase (grammars/common.toml, "
                         "[lists.wake])")
@@ -103,7 +106,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     from .endpoint import Endpointer
     from .recognize import make_recognizer
 
-    recognizer = make_recognizer(vosk_model=args.vosk_model,
+    recognizer = make_recognizer(vosk_model=args.vosk_model, second_engine=args.second_engine,
                                  warn=lambda message: print(f"facilitator: {message}", file=err))
     try:
         source = recording or _source(args)   # a microphone starts capturing here: time 0

@@ -1,0 +1,69 @@
+"""The wake phrase in the same breath as the command: "hey referee send north east south west".
+
+Real espeak-ng clips (tests/audio/wake/, named after the transcript and voice),
+decoded by the real recognizers under a grammar with an optional wake prefix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from facilitator.grammar import load_grammar
+from facilitator.speech.audio import read_wav
+from facilitator.speech.grammar_build import recognition_grammar, split_wake, with_wake_prefix
+from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+
+WAKE = Path(__file__).resolve().parents[1] / "audio" / "wake"
+CLIPS = sorted(WAKE.glob("hey_referee_send_north_east_south_west.*.wav"))
+
+
+def _wakes() -> list[str]:
+    return [p for phrases in load_grammar("compass-code").lists["wake"].spoken.values() for p in phrases]
+
+
+def _grammar():  # type: ignore[no-untyped-def]
+    return with_wake_prefix(recognition_grammar(load_grammar("compass-code")), _wakes())
+
+
+def test_the_wake_prefix_is_optional_and_every_phrase_has_both_forms() -> None:
+    bare = recognition_grammar(load_grammar("compass-code"))
+    woke = _grammar()
+    assert "public <command> = [ <wake> ] <commands>;" in woke.jsgf
+    assert set(bare.phrases) < set(woke.phrases)
+    assert "hey referee send north east south west" in woke.phrases
+    assert "send north east south west" in woke.phrases
+    assert {"hey", "referee"} <= woke.words
+
+
+def test_split_wake_separates_the_wake_phrase_from_the_command() -> None:
+    assert split_wake("Hey referee  send north east south west", _wakes()) == (True, "send north east south west")
+    assert split_wake("hey referee", _wakes()) == (True, "")
+    assert split_wake("send north east south west", _wakes()) == (False, "send north east south west")
+    assert split_wake("hey refereeing", _wakes()) == (False, "hey refereeing")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clip", CLIPS, ids=[c.stem.split(".")[-1] for c in CLIPS])
+def test_pocketsphinx_hears_wake_and_command_in_one_breath(clip: Path) -> None:
+    hyp = PocketsphinxRecognizer().decode(read_wav(clip), _grammar())
+    assert hyp is not None
+    assert split_wake(hyp.text, _wakes()) == (True, "send north east south west")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clip", CLIPS, ids=[c.stem.split(".")[-1] for c in CLIPS])
+def test_whisper_hears_wake_and_command_in_babble(clip: Path, tmp_path: Path) -> None:
+    """Four other talkers 10 dB below the player (the benchmark's own babble and mixer)."""
+    pytest.importorskip("faster_whisper")
+    from benchmarks.corpus import babble_talk, mix
+    from facilitator.speech.hybrid import HybridRecognizer
+
+    babble = [np.frombuffer(t, dtype="<i2").astype(np.float64) for t in babble_talk(tmp_path)]
+    pcm, snr = mix(read_wav(clip), "babble", 10.0, seed=3, babble=babble)
+    assert 9.0 < snr < 11.0
+    hyp = HybridRecognizer("always").decode(pcm, _grammar())
+    assert hyp is not None
+    assert split_wake(hyp.text, _wakes()) == (True, "send north east south west")
