@@ -55,6 +55,7 @@ def _kill_everywhere(game: Game, tmp_path: Path) -> int:
         got = table.outcome(game)
         assert got == expected, f"killed after durable step {n} of {total}"
         cases += 1
+    print(f"FAULT-CASES sigkill {game.name} {cases} of {total} durable steps")
     return cases
 
 
