@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import FacilitatorError, LogError, OptionsError
+from .errors import FacilitatorError, InUseError, LogError, OptionsError, WriteError
 from .games import find_game
 from .command import Command, NotRecognized, RuntimeLists
 from .grammar import load_grammar
@@ -94,7 +94,11 @@ class GameStore:
                 events = read_log(log).events
                 referee = find_game(str(events[0].get("game")))
                 if referee.is_over(referee.replay(events)):
-                    self._records_up_to(referee, events)
+                    try:
+                        self._records_up_to(referee, events)
+                    except FacilitatorError as exc:
+                        if warn is not None:
+                            warn(str(exc))
                     continue
             except (LogError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
                 if warn is not None:
@@ -237,6 +241,9 @@ class Lobby:
         offer = self.offer
         try:
             session, opening, notes = Session.resume(offer.log, self.private_path, table=self.store.table)
+        except (InUseError, WriteError) as exc:   # kept for later: another copy has it, or the disk failed
+            self.warn(str(exc))
+            return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(self.spoken(offer.game)))])
         except LogError as exc:
             self.warn(str(exc))
             self.store.put_aside(offer.log)

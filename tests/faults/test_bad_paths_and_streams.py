@@ -87,18 +87,39 @@ def test_resume_on_a_fifo_does_not_hang(tmp_path: Path) -> None:
     assert time.monotonic() - started < 15
 
 
+MEASURE = """
+import resource, subprocess, sys
+with open(sys.argv[1], "rb") as stdin:
+    done = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True)
+sys.stdout.buffer.write(done.stdout)
+sys.stderr.buffer.write(done.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, file=sys.stderr)
+sys.exit(done.returncode)
+"""
+
+
 def test_a_64_mb_line_is_refused_without_being_read_whole(tmp_path: Path) -> None:
     log = tmp_path / "g.jsonl"
-    line = b"send " + b"north " * (64 * 2**20 // 6) + b"\nsend north east south west\n"
-    proc = subprocess.Popen([sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    out, err = proc.communicate(line, timeout=120)
-    assert proc.returncode == 0, err
-    said = out.decode().splitlines()
+    feed = tmp_path / "stdin"
+    with open(feed, "wb") as f:          # written in pieces: this test never holds it whole either
+        f.write(b"send ")
+        for _ in range(64):
+            f.write(b"north " * (2**20 // 6))
+        f.write(b"\nsend north east south west\n")
+    size = feed.stat().st_size
+    # measured by a small parent, so the child's peak is its own (a fork of pytest would count pytest)
+    done = run(["-c", MEASURE, str(feed), sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
+               wrapper=[], timeout=120)
+    *err, peak = done.stderr.splitlines()
+    assert done.returncode == 0, err
+    said = done.stdout.splitlines()
     assert said.count("That was too long to be a command. Say again?") == 1
     assert any(s.startswith("N E S W:") for s in said)     # the next line is played as usual
     rejected = [line for line in log.read_text().splitlines() if "command-rejected" in line]
     assert len(rejected) == 1 and len(rejected[0]) < 1000
+    # never held whole: the process stays far smaller than the line (it passed 200 MB when the
+    # line was read whole)
+    assert int(peak) < size, peak
 
 
 def test_settings_nested_5000_levels_is_one_line(tmp_path: Path) -> None:

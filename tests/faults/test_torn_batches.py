@@ -69,6 +69,7 @@ def _tear_everywhere(game: Game, tmp_path: Path) -> int:
         finally:
             session.log.close()
         cases += 1
+    print(f"FAULT-CASES torn {game.name} {cases} offsets")
     return cases
 
 

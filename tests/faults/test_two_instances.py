@@ -19,10 +19,15 @@ def _first(args: list[str], ready: Path) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "facilitator", *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=os.environ.copy())
     deadline = time.monotonic() + 30
-    while not (ready.exists() and ready.stat().st_size > 0):
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        assert time.monotonic() < deadline, "the first copy never started"
-        time.sleep(0.05)
+    try:
+        while not (ready.exists() and ready.stat().st_size > 0):
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the first copy never started"
+            time.sleep(0.05)
+    except BaseException:
+        proc.kill()
+        _stop(proc)
+        raise
     return proc
 
 
