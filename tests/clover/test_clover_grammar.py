@@ -143,8 +143,8 @@ def test_reading_aloud_for_a_low_vision_player(new_table: Callable[..., Any]) ->
     table.write_clues()
     table.say("read the clues")
     assert table.public[-1] == (
-        "The clues for Player 1's board: top harbor1, right orchard1, "
-        "bottom meadow1, left lantern1."
+        "The clues for Player 1's board: top harvest1, right journey1, "
+        "bottom justice1, left silence1."
     )
     layout = table.state.layout
     top, right, bottom, left = layout.words(3)
