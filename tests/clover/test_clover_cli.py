@@ -124,7 +124,7 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     assert resumed.returncode == 0, resumed.stderr
     out = resumed.stdout.splitlines()
     assert out[0] == "Resuming the game."
-    assert out[1].startswith("Player 2's board, attempt 1 of 2, Player 3 commits: ")
+    assert out[1].startswith("Player 2's board, attempt 1 of 2: ")
     assert out[-1] == "That is the table's first entry in the Record of Legends: 11."
     after = read_jsonl(log)
     assert after[: len(before)] == before  # nothing rewritten
@@ -173,7 +173,7 @@ def test_names_and_extra_cards_from_the_command_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1:] == [
-        "Clue writing, 0 of 3 ready: Ann 0 of 4, Bo 0 of 4 and Cy 0 of 4.",
+        "Clue writing: 0 of 3 ready; waiting for Ann, Bo and Cy.",
         "The boards are not laid out yet. Still writing clues: Ann, Bo, Cy.",
         "Say again?",
     ]

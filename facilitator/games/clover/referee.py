@@ -560,27 +560,20 @@ class Clover(Referee[State]):
 
     def _status(self, state: State, phrases: Phrasebook) -> str:
         if state.phase == CLUES:
-            counts = [
-                phrases.say("cl-status-seat", name=state.name(s), written=state.written(s))
-                for s in range(1, state.players + 1)
-            ]
-            return phrases.say("cl-status-clues", seats=phrases.join(counts), done=state.done(),
+            waiting = [state.name(s) for s in range(1, state.players + 1)
+                       if state.written(s) < len(ZONES)]
+            return phrases.say("cl-status-clues", waiting=phrases.join(waiting), done=state.done(),
                                players=state.players)
         points = sum(state.scores.values())
         if state.phase == OVER:
             return phrases.say("cl-status-over", points=points, record=state.record)
         layout = _laid_out(state)
-        held = [
-            phrases.say("cl-status-slot", slot=_slot_words(s.value), card=c)
-            for s, c in zip(SLOTS, layout.slots)
-            if c is not None
-        ]
         return phrases.say(
             "cl-status-resolution",
             spectator=state.name(state.spectator),
             committer=state.name(state.committer()),
             attempt=layout.attempt,
-            slots=phrases.join(held),
+            placed=sum(1 for held in layout.slots if held is not None),
             pool=len(layout.pool),
             points=points,
         )
