@@ -150,7 +150,7 @@ def test_a_round_change_says_the_verdict_then_who_decodes_first(play) -> None:
     assert reply.public == [
         "Right, Alder: 2 points, 2 of 12.",
         "Report A held form round and size small; report B held surface striped and edge notched.",
-        "Round 2 of 6: Pine decodes, Player 2 speaking; report A is Reed, Player 3; report B is Oak, Player 1.",
+        "Round 2 of 6: Pine decodes, Player 2 speaking; report A: Reed, Player 3; report B: Oak, Player 1.",
     ]
     t.send_first()
     assert t.say("final " + t.wrong_name()).public[0] == "Not Alder: it was Elm; no points, 2 of 12."

@@ -69,8 +69,8 @@ def test_the_session_announces_teams_and_spokespeople(play) -> None:
             assert started["speakers"] == {"decoder": seats[0], "a": seats[1], "b": seats[2]}
             line = next(p for p in reversed(t.public) if p.startswith(f"Round {r} of 6"))
             assert line == (f"Round {r} of 6: {ROTATION[r][0].value} decodes, {names[seats[0] - 1]} speaking; "
-                            f"report A is {ROTATION[r][1].value}, {names[seats[1] - 1]}; "
-                            f"report B is {ROTATION[r][2].value}, {names[seats[2] - 1]}.")
+                            f"report A: {ROTATION[r][1].value}, {names[seats[1] - 1]}; "
+                            f"report B: {ROTATION[r][2].value}, {names[seats[2] - 1]}.")
             t.send_first()
             t.say("final " + t.target())
         assert t.session.over
