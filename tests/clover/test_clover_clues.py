@@ -127,9 +127,9 @@ def test_each_writer_hears_why_privately(new_table: Callable[..., Any]) -> None:
     # the table hears only that a clue was not accepted: never the clue nor the keyword
     # and an accepted clue is not announced one by one (only a seat's fourth is)
     assert table.public[-3:] == [
-        "Player 2, a clue was not accepted; the reason is on your screen.",
-        "Player 2, a clue was not accepted; the reason is on your screen.",
-        "Player 2, a clue was not accepted; the reason is on your screen.",
+        "Player 2, your clue for top was not accepted; the reason is on your screen.",
+        "Player 2, your clue for top was not accepted; the reason is on your screen.",
+        "Player 2, your clue for top was not accepted; the reason is on your screen.",
     ]
     assert table.state.written(2) == 1
 
@@ -142,7 +142,7 @@ def test_a_later_clue_replaces_the_earlier_one_and_a_refused_one_keeps_it(
     table.say("clue 1 top station")
     table.say("clue 1 top two words")
     assert table.state.clues[1] == {Side.TOP: "station"}
-    assert table.public[-1] == "Player 1, a clue was not accepted; the reason is on your screen."
+    assert table.public[-1] == "Player 1, your clue for top was not accepted; the reason is on your screen."
 
 
 keyword = st.sampled_from(BOARD_WORDS)

@@ -101,7 +101,7 @@ def test_clue_writing_is_one_line_per_seat_not_per_clue(tmp_path: Path) -> None:
     assert len(clues) == 17                                  # 16 accepted, 1 refused
     heard = [said for _, public in clues for said in public if not said.startswith("Resolution")
              and not said.startswith("The clues for")]
-    assert heard == ["Player 2, a clue was not accepted; the reason is on your screen.",
+    assert heard == ["Player 2, your clue for top was not accepted; the reason is on your screen.",
                      "Player 1's clues are in: 1 of 4 ready.", "Player 2's clues are in: 2 of 4 ready.",
                      "Player 3's clues are in: 3 of 4 ready.", "Player 4's clues are in: 4 of 4 ready."]
 
