@@ -109,3 +109,33 @@ def test_every_clover_intent_has_a_one_sentence_usage() -> None:
         usage = grammar.responses["usage-" + intent.replace(" ", "-")]
         assert usage.endswith(".") and usage.count(". ") == 0 and len(usage.split()) <= 20, intent
     assert REFEREE.private_queries <= game_intents
+
+
+def test_by_voice_read_my_board_is_never_spoken_aloud(tmp_path) -> None:
+    """Through the real listen loop: the board goes to the private file, the speaker says
+    only that it was sent, and a query asking the loop to repeat gives nothing more away."""
+    from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, said
+    from support import read_jsonl
+
+    from facilitator.session import Session
+    from facilitator.speech.base import VoiceSettings
+    from facilitator.speech.loop import ListenLoop, LoopSettings
+
+    session, _ = Session.start("clover", players=3, seed=8, options={"extra": 1},
+                               log_path=tmp_path / "log.jsonl", private_path=tmp_path / "private.jsonl")
+    voice = VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
+    speaker = RecordingSpeaker(voice)
+    loop = ListenLoop(session, ScriptedRecognizer(), speaker, voice, CaptionLog(),
+                      LoopSettings(earcon_seconds=0.0))
+    try:
+        logged = len(read_jsonl(tmp_path / "log.jsonl"))
+        loop.hear(said("read my board seat two", 10.0))
+        loop.hear(said("repeat", 20.0))
+        assert speaker.spoken[-2:] == ["Player 2, your board is on your screen."] * 2
+        answers = [p for p in read_jsonl(tmp_path / "private.jsonl") if p["type"] == "private-answer"]
+        assert [p["audience"] for p in answers] == [2]
+        words = set(all_words(session.state.boards[2]))
+        assert not [w for w in words if any(w in line for line in speaker.spoken)]
+        assert len(read_jsonl(tmp_path / "log.jsonl")) == logged
+    finally:
+        session.log.close()
