@@ -230,6 +230,11 @@ class Session:
             return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
         if intent in LOBBY:
             return self.reject(command.text, "not-now", f"{intent!r} is for the lobby", command)
+        if intent in self.referee.private_queries:
+            try:
+                return self._tell(command, self.referee.private_query(self.state, command, self.phrases))
+            except IllegalCommandError as exc:
+                return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
         if intent in self.referee.queries:
             try:
                 return self._answer(command, self.referee.query(self.state, command, self.phrases))
@@ -262,6 +267,18 @@ class Session:
     def _answer(self, command: Command, lines: list[str]) -> Reply:
         self.last_public = lines
         return Reply(public=lines, command=command)
+
+    def _tell(self, command: Command, answers: list[tuple[Any, str]]) -> Reply:
+        """A private query's answer: each line to its audience only, like a private event, with
+        the seq of the last logged event (nothing is logged); ``"public"`` lines are said."""
+        seq = self.log.next_seq - 1
+        private = [{"type": "private-answer", "seq": seq, "audience": audience, "text": text}
+                   for audience, text in answers if audience != "public"]
+        if self.private_path is not None:
+            write_private(self.private_path, private)
+        reply = self._answer(command, [text for audience, text in answers if audience == "public"])
+        reply.private = private
+        return reply
 
     def _rng(self) -> random.Random:
         # a fresh generator per decision, derived from the seed and the log position,

@@ -35,6 +35,8 @@ class Referee(Generic[S]):
     default_players: int = 4
     #: intents that only ask (they change nothing and log nothing)
     queries: frozenset[str] = frozenset()
+    #: queries whose answer is private (a seat's own board): they change and log nothing
+    private_queries: frozenset[str] = frozenset()
 
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         """Options from command-line flags (``mode``, ``routes``...); ``OptionsError`` for
@@ -96,6 +98,11 @@ class Referee(Generic[S]):
     def query(self, state: S, command: Command, phrases: Phrasebook) -> list[str]:
         """Answer a query intent (status, help, ...) without changing anything."""
         raise IllegalCommandError("not-now", f"{command.intent!r} is not a query")
+
+    def private_query(self, state: S, command: Command, phrases: Phrasebook) -> list[tuple[Audience, str]]:
+        """Answer a private query: (audience, text) pairs, delivered like private events;
+        ``"public"`` pairs are said aloud (an acknowledgement that reveals nothing)."""
+        raise IllegalCommandError("not-now", f"{command.intent!r} is not a private query")
 
     def announce(self, state: S, event: Event, phrases: Phrasebook) -> list[str]:
         """Public sentences for a public event (``state`` is after it)."""

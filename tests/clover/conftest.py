@@ -20,7 +20,7 @@ from facilitator.session import Reply, Session
 from facilitator.table_data import TableData
 
 SPOKEN = ["one", "two", "three", "four", "five", "six", "seven", "eight"]
-CLUE_WORDS = {"top": "harbor", "right": "orchard", "bottom": "meadow", "left": "lantern"}
+CLUE_WORDS = {"top": "harvest", "right": "journey", "bottom": "justice", "left": "silence"}  # on no card
 
 
 @dataclass

@@ -72,8 +72,7 @@ def test_a_whole_game_by_text_keeps_boards_off_stdout(
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
     assert out[0] == (
-        "Clover for 4 players, 1 extra card at each resolution. Every board is on its "
-        "owner's screen. Write one clue for each of your four zones."
+        "Write one clue per zone: your boards are on your screens; 4 players, 1 extra card."
     )
     assert out[-2:] == [
         "The game is over: 11 points of 24.",
@@ -133,7 +132,7 @@ def test_sigkill_mid_resolution_then_resume_loses_nothing(
     assert out[0] == "Resuming the game."
     # the last command before the kill is said again, then where the game stands
     assert out[1].startswith("Card 2 turned")
-    assert out[2].startswith("Player 2's board, attempt 1 of 2; Player 3 commits.")
+    assert out[2].startswith("Player 2's board, attempt 1 of 2: ")
     assert out[-1] == "That is the table's first entry in the Record of Legends: 11."
     after = read_jsonl(log)
     assert after[: len(before)] == before  # nothing rewritten
@@ -183,8 +182,7 @@ def test_names_and_extra_cards_from_the_command_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1:] == [
-        "Clue writing: Ann: 0 of 4, Bo: 0 of 4 and Cy: 0 of 4.",
-        "Bo has a clue for top: 1 of 4.",
+        "Clue writing: 0 of 3 ready; waiting for Ann, Bo and Cy.",
         "The boards are not laid out yet. Still writing clues: Ann, Bo, Cy.",
         "Say again?",
     ]

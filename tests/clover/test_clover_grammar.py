@@ -27,7 +27,7 @@ NUMBERS = {
     "seven": "7",
     "eight": "8",
 }
-SPOKEN_INTENTS = ["place", "turn", "commit", "read card", "read cards", "read clues"]
+SPOKEN_INTENTS = ["place", "turn", "commit", "read card", "read cards", "read clues", "read board"]
 
 
 def _expected(intent: str, phrase: str) -> str:
@@ -42,6 +42,8 @@ def _expected(intent: str, phrase: str) -> str:
         return f"turn {number}"
     if intent == "read card":
         return f"read card {number}"
+    if intent == "read board":
+        return f"read board {number}"
     return intent
 
 
@@ -69,6 +71,7 @@ def test_every_spoken_phrase_parses_back_to_its_command(intent: str) -> None:
         ("commit", "commit"),
         ("read clues", "read the clues"),
         ("read cards", "read the cards"),
+        ("read board 2", "read my board two"),
     ],
 )
 def test_canonical_forms_render_to_what_the_table_says(canonical: str, spoken: str) -> None:
@@ -87,6 +90,8 @@ def test_canonical_forms_render_to_what_the_table_says(canonical: str, spoken: s
         ("turn 3", "turn 3"),
         ("read card 3", "read card 3"),
         ("commit", "commit"),
+        ("read board 2", "read board 2"),
+        ("read my board 3", "read board 3"),
     ],
 )
 def test_typed_forms(typed: str, canonical: str) -> None:
@@ -114,7 +119,7 @@ def test_the_recognizer_knows_every_spoken_word() -> None:
 def test_voice_is_narrowed_to_what_is_legal_now(new_table: Callable[..., Any]) -> None:
     table = new_table(players=3, seed=8)
     session = table.session
-    assert REFEREE.legal_intents(table.state) == {"clue", "status", "help", "read rules"}
+    assert REFEREE.legal_intents(table.state) == {"clue", "status", "help", "read rules", "read board"}
     assert isinstance(
         session.parse("place card one top left", typed=False, narrow=True), NotRecognized
     )
@@ -143,8 +148,8 @@ def test_reading_aloud_for_a_low_vision_player(new_table: Callable[..., Any]) ->
     table.write_clues()
     table.say("read the clues")
     assert table.public[-1] == (
-        "The clues for Player 1's board: top harbor1, right orchard1, "
-        "bottom meadow1, left lantern1."
+        "The clues for Player 1's board: top harvest1, right journey1, "
+        "bottom justice1, left silence1."
     )
     layout = table.state.layout
     top, right, bottom, left = layout.words(3)

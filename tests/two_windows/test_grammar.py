@@ -15,7 +15,8 @@ from facilitator.games.two_windows import REFEREE
 from facilitator.command import Command, NotRecognized
 from facilitator.grammar import Grammar, load_grammar
 
-GAME_INTENTS = ("a sends", "b sends", "final", "more", "replace packet")
+GAME_INTENTS = ("a sends", "b sends", "final", "final not", "more", "replace packet", "read catalogue",
+                "read entry", "which entries")
 
 
 def _expand(grammar: Grammar, node: t.Node, lists: Any) -> list[tuple[str, dict[str, str]]]:
@@ -86,6 +87,13 @@ def test_spoken_forms_are_plain_words_a_recognizer_can_return() -> None:
     ("our final answer is dahlia", "final Dahlia"),
     ("more", "more"),
     ("replace the packet", "replace packet"),
+    ("final not birch", "final not Birch"),
+    ("our final answer is never hazel", "final not Hazel"),
+    ("read the catalogue", "read catalogue"),
+    ("read entry elm", "read entry Elm"),
+    ("which entries have a striped surface", "which entries SURFACE STRIPED"),
+    ("which entries are round", "which entries FORM ROUND"),
+    ("which ones have a notched edge", "which entries EDGE NOTCHED"),
 ])
 def test_spoken_examples(said: str, canonical: str) -> None:
     got = load_grammar("two-windows").parse(said, lists=LISTS, typed=False)
@@ -116,6 +124,8 @@ def test_voice_grammar_narrows_to_the_legal_commands(play) -> None:
     t.say("more")
     assert isinstance(s.parse("more", typed=False, narrow=True), NotRecognized)
     assert isinstance(s.parse("status", typed=False, narrow=True), Command)
+    for query in ("read the catalogue", "read entry hazel", "which entries are small"):
+        assert isinstance(s.parse(query, typed=False, narrow=True), Command), query
 
 
 def test_practice_names_are_the_runtime_list_in_practice(play) -> None:

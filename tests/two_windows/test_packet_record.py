@@ -15,7 +15,7 @@ from facilitator.games.two_windows import REFEREE
 from facilitator.games.two_windows.record import choose_from_record, updated_record
 from facilitator.table_data import TableData
 
-RESTARTED = "Fewer than six packets are left unplayed at this table, so the packet record starts over."
+RESTARTED = "The packet record starts over: fewer than six packets were left unplayed."
 
 
 def _finish(t) -> None:
@@ -45,7 +45,7 @@ def test_three_games_at_one_table_use_all_eighteen_packets_then_the_record_start
 
     fourth = play(seed=8, data=data)
     assert RESTARTED in fourth.public
-    assert fourth.public.index(RESTARTED) < fourth.public.index("Six packets are set out for this game.")
+    assert fourth.public.index(RESTARTED) < fourth.public.index("Six packets are set out.")
     chosen = fourth.events("packets-chosen")[0]
     assert chosen["restarted"] is True and chosen["cycle"] == 2
     assert _record(data) == {"cycle": 2, "played": [chosen["packets"][0]]}

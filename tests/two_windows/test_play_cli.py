@@ -53,8 +53,8 @@ def test_packets_private_and_stdout(tmp_path: Path) -> None:
     assert lines[-2]["text"] == ("Round 2, packet 8, report A: the target has both FORM SQUARE and "
                                  "EDGE NOTCHED. Lock one of them first; if more is asked, the other is sent.")
     assert "FORM SQUARE" not in done.stdout and "form square" not in done.stdout
-    assert done.stdout.splitlines()[-1] == ("Round 2 of 6, packet 8: Pine decodes. Waiting for report A's "
-                                            "slip and report B's slip. Score: 2 of 12.")
+    assert done.stdout.splitlines()[-1] == ("Round 2 of 6, Pine decodes: waiting for report A and "
+                                            "report B; score 2 of 12.")
 
 
 @pytest.mark.slow
@@ -105,7 +105,7 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
     straight = tmp_path / "straight.jsonl"
     whole = run_cli([*ARGS, "--log", str(straight)], "\n".join(SCRIPT) + "\n")
     assert whole.returncode == 0, whole.stderr
-    assert whole.stdout.splitlines()[-1] == "The game is over. The shared score is 8 out of 12."
+    assert whole.stdout.splitlines()[-1] == "Game over: 8 of 12 points."
 
     log = tmp_path / "killed.jsonl"
     status = kill_while_playing(                   # round 3 with report A's slip locked
@@ -121,8 +121,8 @@ def test_sigkill_mid_round_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert resumed.stdout.splitlines()[:3] == [
         "Resuming the game.",
         "Report A's slip is locked.",      # the last command before the kill, said again
-        "Round 3 of 6, packet 13: Reed decodes. Waiting for report B's slip. Score: 3 of 12."]
-    assert resumed.stdout.splitlines()[-1] == "The game is over. The shared score is 8 out of 12."
+        "Round 3 of 6, Reed decodes: waiting for report B; score 3 of 12."]
+    assert resumed.stdout.splitlines()[-1] == "Game over: 8 of 12 points."
     assert read_jsonl(log) == read_jsonl(straight)
 
 
@@ -163,7 +163,7 @@ def test_three_games_at_one_table_through_the_cli_then_the_record_starts_over(tm
                         "--log", str(log)], "\n".join(BLIND_ROUND * 6) + "\n")
         assert done.returncode == 0, done.stderr
         assert "starts over" not in done.stdout
-        assert done.stdout.splitlines()[-1].startswith("The game is over. The shared score is ")
+        assert done.stdout.splitlines()[-1].startswith("Game over: ")
         events = read_jsonl(log)
         packets = [e["packet"] for e in events if e["type"] == "round-started"]
         assert len(packets) == 6 and not set(packets) & set(played)
@@ -172,5 +172,5 @@ def test_three_games_at_one_table_through_the_cli_then_the_record_starts_over(tm
     assert sorted(played) == list(range(1, 19))
     fourth = run_cli(["play", "two-windows", "--text", *PRIVATE, "--seed", "24", "--data-dir", str(data)], "")
     assert fourth.returncode == 0
-    assert ("Fewer than six packets are left unplayed at this table, so the packet record starts over."
+    assert ("The packet record starts over: fewer than six packets were left unplayed."
             in fourth.stdout.splitlines())

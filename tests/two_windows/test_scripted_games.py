@@ -29,7 +29,7 @@ def test_first_stage_hit_scores_two_and_starts_the_next_round(game, play) -> Non
     t.say("final alder")
     answer = t.events("answer-given")[-1]
     assert (answer["stage"], answer["name"], answer["correct"], answer["points"]) == (1, "Alder", True, 2)
-    assert "Alder is right at the first stage: 2 points." in t.public
+    assert "Right, Alder: 2 points, 2 of 12." in t.public
     nxt = t.events("round-started")[-1]
     assert (nxt["round"], nxt["packet"], nxt["decoder"], nxt["a"], nxt["b"]) == (2, 8, "Pine", "Reed", "Oak")
     assert t.state.points == 2 and t.state.stage == 0
@@ -58,7 +58,7 @@ def test_more_reveals_both_remaining_facts_then_a_hit_scores_one(game, play) -> 
     t.say("final alder")
     answer = t.events("answer-given")[-1]
     assert (answer["stage"], answer["correct"], answer["points"]) == (2, True, 1)
-    assert "Alder is right at the second stage: 1 point." in t.public
+    assert "Right, Alder: 1 point, 1 of 12." in t.public
 
 
 def test_more_then_a_miss_scores_nothing(game, play) -> None:
@@ -111,8 +111,8 @@ def test_reports_stay_private_until_the_round_is_scored(game, play) -> None:
     said = " ".join(t.public).lower()
     assert "size small" in said and "edge notched" in said and "form round" not in said
     t.say("final alder")
-    assert t.public[-2] == ("The target was Alder. Report A held form round and size small; "
-                            "report B held surface striped and edge notched. Score: 2 of 12.")
+    assert t.public[-2] == ("Report A held form round and size small; "
+                            "report B held surface striped and edge notched.")
 
 
 def test_misspelled_and_misheard_names_reach_the_catalogue_entry(game, play) -> None:
@@ -159,7 +159,7 @@ def test_six_rounds_total_out_of_twelve(game, play) -> None:
     assert [e["points"] for e in t.events("answer-given")] == [2, 1, 0, 0, 2, 2]
     assert t.events("game-ended")[-1] | {"seq": 0} == {
         "type": "game-ended", "seq": 0, "audience": "public", "points": 7, "possible": 12}
-    assert t.public[-1] == "The game is over. The shared score is 7 out of 12."
+    assert t.public[-1] == "Game over: 7 of 12 points."
     assert t.session.over and REFEREE.legal_intents(t.state) == set()
 
 
@@ -171,8 +171,7 @@ def test_replace_packet_before_the_first_reveal_only(game, play) -> None:
     assert replaced["old"] == 1 and replaced["new"] not in (1, 8, 13, 4, 17, 10)
     assert t.state.packet == replaced["new"] and t.state.locked_a is None
     assert [p["audience"] for p in reply.private] == ["a", "b"]
-    assert reply.public == [(f"Packet 1 is set aside; packet {replaced['new']} replaces it. "
-                            "Informants, read your new reports and lock your first facts.")]
+    assert reply.public == [f"Packet {replaced['new']} replaces packet 1; informants, read your new reports."]
     t.send_first()
     reply = t.say("replace packet")
     assert reply.public == ["A packet can only be replaced before its first reveal."]
@@ -201,10 +200,8 @@ def test_status_and_help_answer_without_logging(game, play) -> None:
     t = game()
     reply = t.say("status")
     assert reply.logged == []
-    assert reply.public == [("Round 1 of 6, packet 1: Oak decodes. Waiting for report A's slip and "
-                            "report B's slip. Score: 0 of 12.")]
+    assert reply.public == ["Round 1 of 6, Oak decodes: waiting for report A and report B; score 0 of 12."]
     t.send_first()
-    assert t.say("status").public == [("Round 1 of 6, packet 1: Oak decodes. First transmission: report A "
-                                      "sent form round, report B sent surface striped. Final or more? "
-                                      "Score: 0 of 12.")]
+    assert t.say("status").public == [("Round 1 of 6, Oak decodes: A sent form round, B sent surface striped; "
+                                      "final or more; score 0 of 12.")]
     assert t.say("help").logged == []

@@ -68,9 +68,9 @@ def test_the_session_announces_teams_and_spokespeople(play) -> None:
             seats = SPEAKERS[players][r]
             assert started["speakers"] == {"decoder": seats[0], "a": seats[1], "b": seats[2]}
             line = next(p for p in reversed(t.public) if p.startswith(f"Round {r} of 6"))
-            assert (f"{ROTATION[r][0].value} decodes, {names[seats[0] - 1]} speaking. "
-                    f"{ROTATION[r][1].value} holds report A, {names[seats[1] - 1]} speaking. "
-                    f"{ROTATION[r][2].value} holds report B, {names[seats[2] - 1]} speaking.") in line
+            assert line == (f"Round {r} of 6: {ROTATION[r][0].value} decodes, {names[seats[0] - 1]} speaking; "
+                            f"report A: {ROTATION[r][1].value}, {names[seats[1] - 1]}; "
+                            f"report B: {ROTATION[r][2].value}, {names[seats[2] - 1]}.")
             t.send_first()
             t.say("final " + t.target())
         assert t.session.over

@@ -36,17 +36,16 @@ def test_worked_example_by_voice(tmp_path: Path) -> None:
         loop.hear(said("report b surface striped", 20.0))
         assert speaker.spoken == [
             "Report A's slip is locked.", "Report B's slip is locked.",
-            ("First transmission: report A sends form round, report B sends surface striped. "
-            "Oak, say final and a name, or more.")]
+            "Report A sends form round; report B sends surface striped. Oak, final or more?"]
         loop.hear(said("final brook", 40.0))
         assert speaker.spoken[-1] == "Final brook. Is that right?"
         assert loop.state is LoopState.CONFIRMING and "answer-given" not in _types(tmp_path)
         loop.hear(said("yes", 50.0))
         assert speaker.spoken[-3:] == [
-            "Brook is right at the first stage: 2 points.",
-            ("The target was Brook. Report A held form round and size small; report B held surface "
-            "striped and edge notched. Score: 2 of 2."),
-            "The practice round is over: 2 out of 2."]
+            "Right, Brook: 2 points, 2 of 2.",
+            ("Report A held form round and size small; report B held surface "
+            "striped and edge notched."),
+            "Practice over: 2 of 2 points."]
         assert loop.state is LoopState.DONE
         private = read_jsonl(tmp_path / "private.jsonl")
         assert {p["audience"] for p in private} == {"a", "b"}
@@ -66,8 +65,8 @@ def test_more_is_confirmed_and_no_cancels_it(tmp_path: Path) -> None:
         assert speaker.spoken[-1] == "Cancelled." and _types(tmp_path).count("transmission-revealed") == 1
         loop.hear(said("more", 80.0))
         loop.hear(said("yes", 90.0))
-        assert speaker.spoken[-1] == ("Second transmission: report A adds size small, report B adds surface "
-                                      "striped. Oak, say final and a name.")
+        assert speaker.spoken[-1] == ("Report A adds size small; report B adds surface "
+                                      "striped. Oak, your final answer.")
         loop.hear(said("final gorse", 110.0))
         loop.hear(said("yes", 120.0))
         answer = [e for e in read_jsonl(tmp_path / "log.jsonl") if e["type"] == "answer-given"]

@@ -51,13 +51,12 @@ def test_the_worked_example_by_voice_from_a_recording(tmp_path: Path) -> None:
     captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
     assert captions[-6:] == [
         "Report B's slip is locked.",
-        ("First transmission: report A sends form round, report B sends surface striped. "
-        "Oak, say final and a name, or more."),
+        "Report A sends form round; report B sends surface striped. Oak, final or more?",
         "Final brook. Is that right?",
-        "Brook is right at the first stage: 2 points.",
-        ("The target was Brook. Report A held form round and size small; report B held surface "
-        "striped and edge notched. Score: 2 of 2."),
-        "The practice round is over: 2 out of 2.",
+        "Right, Brook: 2 points, 2 of 2.",
+        ("Report A held form round and size small; report B held surface "
+        "striped and edge notched."),
+        "Practice over: 2 of 2 points.",
     ]
     for line in read_jsonl(private):                     # reports went to their screens, not to speech
         assert line["text"] not in captions

@@ -7,7 +7,8 @@ Events (audience in brackets):
 * ``clue-refused`` (the seat): seat, zone, clue, reason (``empty``, ``space``, ``board-word``), word
 * ``clue-noted`` (the seat): seat, zone, clue, note (``same-family``, ``unknown-word``), word
 * ``clue-written`` (the seat): seat, zone, clue
-* ``clue-received`` (public): seat, zone, accepted, written (zones with a clue), done (seats with four)
+* ``clue-received`` (public): seat, zone, accepted, written (zones with a clue), done (seats with four),
+  ready (this clue was the seat's fourth: its clues are in)
 * ``resolution-started`` (public): round, spectator, committer, cards (``[{"card", "words"}]``), clues
 * ``card-placed`` (public): spectator, card, slot, from (slot or null), swapped (card or null)
 * ``card-turned`` (public): spectator, card, words (after the quarter turn)
@@ -110,6 +111,7 @@ class Clover(Referee[State]):
     max_players = 6
     default_players = 4
     queries = frozenset({"read card", "read cards", "read clues", "status", "help", "read rules"})
+    private_queries = frozenset({"read board"})
 
     def __init__(self) -> None:
         self._deck: KeywordDeck | None = None
@@ -200,8 +202,8 @@ class Clover(Referee[State]):
         if state.phase == OVER:
             return set()
         if state.phase == CLUES:
-            return {"clue", "status", "help", "read rules"}
-        return {"place", "turn", "commit"} | set(self.queries)
+            return {"clue", "status", "help", "read rules", "read board"}
+        return {"place", "turn", "commit", "read board"} | set(self.queries)
 
     def runtime_lists(self, state: State) -> RuntimeLists:
         return {"seat": {str(s): [state.name(s)] for s in range(1, state.players + 1)}}
@@ -314,6 +316,7 @@ class Clover(Referee[State]):
                     "accepted": True,
                     "written": written,
                     "done": later.done(),
+                    "ready": written == len(ZONES) and state.written(seat) < len(ZONES),
                 },
             )
         )
@@ -466,9 +469,14 @@ class Clover(Referee[State]):
     def query(self, state: State, command: Command, phrases: Phrasebook) -> list[str]:
         intent = command.intent
         if intent == "help":
-            return [phrases.say("cl-help-clues" if state.phase == CLUES else "cl-help")]
+            if state.phase == CLUES:
+                return [phrases.say("cl-help-clues"), phrases.say("cl-help-board"),
+                        phrases.say("cl-help-always")]
+            return [phrases.say("cl-help-moves"), phrases.say("cl-help-reading"),
+                    phrases.say("cl-help-board"), phrases.say("cl-help-always")]
         if intent == "read rules":
-            return [phrases.say("cl-rules")]
+            return [phrases.say(key) for key in ("cl-rules", "cl-rules-resolve", "cl-rules-turn",
+                                                 "cl-rules-score")]
         if intent == "status":
             return [self._status(state, phrases)]
         if state.layout is None:
@@ -481,12 +489,53 @@ class Clover(Referee[State]):
                 )
             return [self._card(state.layout, card, phrases)]
         if intent == "read cards":
-            return [
-                self._card(state.layout, k, phrases) for k in range(1, len(state.layout.cards) + 1)
+            count = len(state.layout.cards)
+            placed = sum(1 for held in state.layout.slots if held is not None)
+            return [phrases.say("cl-cards-count", n=count, placed=placed)] + [
+                self._card(state.layout, k, phrases) for k in range(1, count + 1)
             ]
         if intent == "read clues":
             return [self._clues(state, phrases)]
         return super().query(state, command, phrases)
+
+    def private_query(
+        self, state: State, command: Command, phrases: Phrasebook
+    ) -> list[tuple[Audience, str]]:
+        """"read my board": the seat's board, zones and clues go to that seat alone; the
+        table hears only that it was sent."""
+        seat = int(command.slots["seat"])
+        if not 1 <= seat <= state.players:
+            raise IllegalCommandError(
+                "cl-no-such-seat", f"no seat {seat}", seat=seat, players=state.players
+            )
+        return [
+            (seat, self._board_text(state.boards[seat], state.clues.get(seat, {}), phrases)),
+            ("public", phrases.say("cl-board-sent", name=state.name(seat))),
+        ]
+
+    def _board_text(
+        self, board: Mapping[Slot, Words], clues: Mapping[Side, str], phrases: Phrasebook
+    ) -> str:
+        """A board as its owner reads it: each card's words, then each zone with its clue."""
+        cards = [
+            phrases.say(
+                "cl-private-card",
+                slot=_slot_words(s.value),
+                top=w[0],
+                right=w[1],
+                bottom=w[2],
+                left=w[3],
+            )
+            for s, w in board.items()
+        ]
+        zones = []
+        for z in ZONES:
+            a, b = zone_words(board, z)
+            if z in clues:
+                zones.append(phrases.say("cl-private-zone-clue", zone=z.value, a=a, b=b, clue=clues[z]))
+            else:
+                zones.append(phrases.say("cl-private-zone", zone=z.value, a=a, b=b))
+        return phrases.say("cl-private-board", cards=" ".join(cards), zones=" ".join(zones))
 
     def _clues(self, state: State, phrases: Phrasebook) -> str:
         clues = state.clues[state.spectator]
@@ -514,26 +563,20 @@ class Clover(Referee[State]):
 
     def _status(self, state: State, phrases: Phrasebook) -> str:
         if state.phase == CLUES:
-            counts = [
-                phrases.say("cl-status-seat", name=state.name(s), written=state.written(s))
-                for s in range(1, state.players + 1)
-            ]
-            return phrases.say("cl-status-clues", seats=phrases.join(counts))
+            waiting = [state.name(s) for s in range(1, state.players + 1)
+                       if state.written(s) < len(ZONES)]
+            return phrases.say("cl-status-clues", waiting=phrases.join(waiting), done=state.done(),
+                               players=state.players)
         points = sum(state.scores.values())
         if state.phase == OVER:
             return phrases.say("cl-status-over", points=points, record=state.record)
         layout = _laid_out(state)
-        held = [
-            phrases.say("cl-status-slot", slot=_slot_words(s.value), card=c)
-            for s, c in zip(SLOTS, layout.slots)
-            if c is not None
-        ]
         return phrases.say(
             "cl-status-resolution",
             spectator=state.name(state.spectator),
             committer=state.name(state.committer()),
             attempt=layout.attempt,
-            slots=phrases.join(held),
+            placed=sum(1 for held in layout.slots if held is not None),
             pool=len(layout.pool),
             points=points,
         )
@@ -547,17 +590,10 @@ class Clover(Referee[State]):
             name = state.name(int(event["seat"]))
             if not event["accepted"]:
                 return [phrases.say("cl-clue-refused-public", name=name, zone=event["zone"])]
-            if event["written"] == len(ZONES):
-                return [
-                    phrases.say(
-                        "cl-clues-complete", name=name, done=event["done"], players=state.players
-                    )
-                ]
-            return [
-                phrases.say(
-                    "cl-clue-taken", name=name, zone=event["zone"], written=event["written"]
-                )
-            ]
+            # progress once per seat, when its fourth clue is in (not a line per clue)
+            if event.get("ready", event["written"] == len(ZONES)):
+                return [phrases.say("cl-clues-in", name=name, done=event["done"], players=state.players)]
+            return []
         if t == "resolution-started":
             lines = [
                 phrases.say(
@@ -644,28 +680,7 @@ class Clover(Referee[State]):
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         t = event.type
         if t == "board-dealt":
-            board = board_from_json(event["board"])
-            cards = [
-                phrases.say(
-                    "cl-private-card",
-                    slot=_slot_words(s.value),
-                    top=w[0],
-                    right=w[1],
-                    bottom=w[2],
-                    left=w[3],
-                )
-                for s, w in board.items()
-            ]
-            zones = [
-                phrases.say(
-                    "cl-private-zone",
-                    zone=z.value,
-                    a=zone_words(board, z)[0],
-                    b=zone_words(board, z)[1],
-                )
-                for z in ZONES
-            ]
-            return phrases.say("cl-private-board", cards=" ".join(cards), zones=" ".join(zones))
+            return self._board_text(board_from_json(event["board"]), {}, phrases)
         if t in ("clue-refused", "clue-noted"):
             key = (f"cl-refused-{event['reason']}" if t == "clue-refused"
                    else f"cl-noted-{event['note']}")

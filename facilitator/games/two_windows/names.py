@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-#: a score (0-100) at or above which a heard name may be accepted
-ACCEPT = 75.0
-#: a score at or above which a catalogue name counts as a close candidate
-CLOSE = 65.0
+#: a score (0-100) at or above which a heard name may be accepted: strict, so a
+#: different word that contains or resembles a name ("hazelnut", "helm") is asked back
+ACCEPT = 88.0
+#: a score at or above which a catalogue name counts as a close candidate: far-off
+#: words ("acorn", "xyzzy") get no suggestion at all
+CLOSE = 70.0
 #: how far the best score must lead the runner-up to be accepted
 MARGIN = 12.0
 #: two catalogue names this alike could not be told apart

@@ -32,6 +32,7 @@ from ...phrases import Phrasebook
 from .. import Referee
 from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
 from .names import match_name
+from .reading import read_catalogue, read_entry, which_entries
 from .record import ALL_PACKETS, choose_from_record, updated_record
 from .scoring import points_for
 from .teams import ROUNDS, TEAMS, lineup, members, team_of
@@ -85,7 +86,7 @@ class TwoWindows(Referee[State]):
     min_players = 3
     max_players = 6
     default_players = 3
-    queries = frozenset({"status", "help", "read rules"})
+    queries = frozenset({"status", "help", "read rules", "read catalogue", "read entry", "which entries"})
 
     def __init__(self) -> None:
         self._decks: dict[bool, Deck] = {}
@@ -194,7 +195,7 @@ class TwoWindows(Referee[State]):
             if not state.practice:
                 intents.add("replace packet")
         else:
-            intents.add("final")
+            intents |= {"final", "final not"}
             if state.stage == 1:
                 intents.add("more")
         return intents
@@ -215,6 +216,8 @@ class TwoWindows(Referee[State]):
             return self._send(state, intent[0], command.slots.get("fact", " ".join(command.args[1:])))
         if intent == "more":
             return self._more(state)
+        if intent == "final not":
+            raise IllegalCommandError("tw-name-negated", f"a negated final answer: {command.text!r}")
         if intent == "final":
             return self._final(state, command.slots.get("entry", " ".join(command.args)), rng)
         if intent == "replace packet":
@@ -330,10 +333,34 @@ class TwoWindows(Referee[State]):
         if command.intent == "status":
             return [self._status(state, phrases)]
         if command.intent == "help":
-            return [phrases.say("tw-help")]
+            return self._help(state, phrases)
         if command.intent == "read rules":
-            return [phrases.say("tw-rules")]
+            length = (phrases.say("tw-rules-practice-length", names=phrases.join(self.deck(True).names))
+                      if state.practice else phrases.say("tw-rules-length"))
+            return [phrases.say("tw-rules"), phrases.say("tw-rules-lock"), phrases.say("tw-rules-score"),
+                    phrases.say("tw-rules-wrong"), length]
+        deck = self.deck(state.practice)
+        if command.intent == "read catalogue":
+            return read_catalogue(deck, phrases)
+        if command.intent == "read entry":
+            return read_entry(deck, command.slots.get("entry", " ".join(command.args[1:])), phrases)
+        if command.intent == "which entries":
+            return which_entries(deck, command.slots.get("trait", " ".join(command.args[2:]).upper()),
+                                 phrases)
         return super().query(state, command, phrases)
+
+    def _help(self, state: State, phrases: Phrasebook) -> list[str]:
+        """What can be said now first, then what can be said at any time."""
+        always = phrases.say("tw-help-always")
+        if state.over:
+            return [always]
+        if state.stage == 0:
+            lines = [phrases.say("tw-help-slips")]
+            if not state.practice:
+                lines.append(phrases.say("tw-help-replace"))
+            return lines + [always]
+        key = "tw-help-first" if state.stage == 1 else "tw-help-second"
+        return [phrases.say(key, decoder=state.decoder), always]
 
     def _status(self, state: State, phrases: Phrasebook) -> str:
         if state.over:
@@ -369,7 +396,8 @@ class TwoWindows(Referee[State]):
                       "a_speaker": state.name(speakers["a"]), "b_speaker": state.name(speakers["b"])}
             if state.practice:
                 names = phrases.join(self.deck(True).names)
-                return [phrases.say("tw-practice-started", names=names, **fields)]
+                return [phrases.say("tw-practice-started", **fields),
+                        phrases.say("tw-practice-catalogue", names=names)]
             return [phrases.say("tw-round-started", round=event["round"], rounds=state.rounds,
                                 packet=event["packet"], **fields)]
         if t == "packet-replaced":
@@ -380,15 +408,15 @@ class TwoWindows(Referee[State]):
             key = "tw-first-revealed" if event["stage"] == 1 else "tw-second-revealed"
             return [phrases.say(key, a=spoken(event["a"]), b=spoken(event["b"]), decoder=state.decoder)]
         if t == "answer-given":
+            # the verdict, the target and the running total in one line: the key line of a round change
+            fields = {"name": event["name"], "total": state.points, "possible": state.possible}
             if not event["correct"]:
-                return [phrases.say("tw-answer-wrong", name=event["name"])]
+                return [phrases.say("tw-answer-wrong", target=self.packet(state).target, **fields)]
             key = "tw-answer-right-first" if event["stage"] == 1 else "tw-answer-right-second"
-            return [phrases.say(key, name=event["name"])]
+            return [phrases.say(key, **fields)]
         if t == "round-ended":
-            return [phrases.say("tw-round-ended", target=event["target"],
-                                a=phrases.join([spoken(f) for f in event["a"]]),
-                                b=phrases.join([spoken(f) for f in event["b"]]),
-                                points=event["total"], possible=state.possible)]
+            return [phrases.say("tw-round-ended", a=phrases.join([spoken(f) for f in event["a"]]),
+                                b=phrases.join([spoken(f) for f in event["b"]]))]
         if t == "game-ended":
             key = "tw-practice-ended" if state.practice else "tw-game-ended"
             return [phrases.say(key, points=event["points"], possible=event["possible"])]
