@@ -98,8 +98,8 @@ def open_page(browser, server, path: str, cookies: dict[str, str], size: dict[st
         page.context.new_cdp_session(page).send("Page.setFontSizes",
                                                 {"fontSizes": {"standard": font, "fixed": font}})
     page.goto(server.base_url + path)
-    page.wait_for_function("() => document.body.dataset.live !== undefined")
-    page.wait_for_timeout(600)   # the first live update has arrived
+    page.wait_for_function("() => document.body.dataset.seen !== undefined")   # the first live update came
+    page.wait_for_timeout(200)
     return context, page
 
 
