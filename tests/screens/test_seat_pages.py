@@ -70,3 +70,27 @@ def test_logs_keep_list_semantics_and_take_the_keyboard(start_server, page):
         assert not re.search(r"<ol[^>]*role=", html)               # a list stays a list
         logs = re.findall(r'<div class="scroller" role="log"[^>]*tabindex="0"[^>]*>\s*<ol', html)
         assert len(logs) == count
+
+
+def test_a_keeper_enters_a_physical_route_card_on_its_screen(start_server, page):
+    """DESIGN: a physical card is entered by its number on the keeper's screen."""
+    server = start_server("compass-code", players=3, seed=3, options={"keeper": "human"})
+    deck = server.hub.session.referee.deck
+    drawn = server.hub.session.state.route
+    number = next(n for n in range(1, 25) if deck.route_of(n) != drawn)
+    route = " ".join(deck.route_of(number))
+    with httpx.Client(base_url=server.base_url, timeout=20, follow_redirects=True) as keeper:
+        before = keeper.get(f"/join/{server.seats.seats[1].token}").text
+        assert 'id="do-route-card"' in before
+        reply = keeper.post("/seat/1/command", data={"control": "route-card", "card": str(number)},
+                            headers={"Accept": "application/json"}).json()
+        assert reply["accepted"] and reply["public"] == []           # nothing said aloud
+        assert reply["private"] == [f"Leg 1: card {number} entered; your route is {route}. Keep it hidden."]
+        after = keeper.get("/seat/1").text
+        assert f"<span aria-hidden=\"true\">{route}</span>" in after and f"(card {number})" in after
+        assert keeper.post("/seat/1/command", data={"control": "route-card", "card": "25"},
+                           headers={"Accept": "application/json"}).status_code == 409   # not offered
+        assert server.hub.session.state.route == deck.route_of(number)
+        assert route not in page(server, 2) and route not in page(server, None)   # the others never see it
+        server.hub.submit("send N E S W")
+        assert 'id="do-route-card"' not in keeper.get("/seat/1").text   # only before the leg's first guess
