@@ -32,7 +32,7 @@ def page(start_server) -> Iterator:
 
 def button_names(html: str) -> list[str]:
     names = []
-    for attrs, inner in re.findall(r"<button([^>]*)>(.*?)</button>", html, re.S):
+    for attrs, inner in re.findall(r"<button([^>]*)>(.*?)</button>", html, re.DOTALL):
         label = re.search(r'aria-label="([^"]*)"', attrs)
         names.append(label.group(1) if label else re.sub(r"<[^>]+>|\s+", " ", inner).strip())
     return names

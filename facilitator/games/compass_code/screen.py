@@ -71,7 +71,7 @@ class CompassScreen(GameScreen):
         view = self.referee.private_view(state, "keeper") if "keeper" in audiences else None
         if view is None:
             return []
-        rows = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
+        rows: list[dict[str, Any]] = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
                                                                               self.said(g["marks"]))]}
                 for g in view["guesses"]]
         if view["pending"]:
