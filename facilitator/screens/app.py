@@ -33,8 +33,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
-from .preview import preview
 from .hub import Hub
+from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
 

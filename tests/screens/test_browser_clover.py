@@ -76,6 +76,9 @@ def test_clues_then_board_by_touch(start_server, device):
         expect(table.locator(f"#pick-{card}")).to_have_attribute("aria-pressed", "true")
         table.click(f"#slot-{slot.value}")
         expect(table.locator(f"#slot-{slot.value}")).to_contain_text(f"{card}:")
+        # the table's answer to a touch is in view, not at the bottom of a long page
+        expect(table.locator("#feedback")).not_to_be_empty()
+        expect(table.locator("#feedback")).to_be_in_viewport()
         for _ in range(turns):
             before = table.locator(f"#slot-{slot.value} .card-face").inner_text()
             table.click(f"#turn-{card}")

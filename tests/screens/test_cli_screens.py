@@ -78,3 +78,38 @@ def test_the_listen_loop_plays_through_the_shared_session(tmp_path):
     assert "Is that right?" in done.stdout and "Guess 1 is N E S W" in done.stdout
     types = [json.loads(line)["type"] for line in log.read_text(encoding="utf-8").splitlines()]
     assert types[0] == "game-started" and "guess-sent" in types
+
+
+@pytest.mark.slow
+def test_clicks_print_their_announcements_on_stdout_in_text_play(tmp_path):
+    """--text --screens: stdout carries every public announcement, the clicked ones too."""
+    import httpx
+
+    proc = subprocess.Popen([sys.executable, "-m", "facilitator", "play", "lantern-links", "--text", "--seed", "3",
+                             "--players", "3", "--screens", "--port", "0"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={"FACILITATOR_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
+                                 "HOME": str(tmp_path)})
+    try:
+        assert proc.stderr is not None and proc.stdin is not None
+        address = re.search(r"open (http://\S+)", proc.stderr.readline())
+        assert address, "the table screen's address is printed"
+        table_url = address.group(1)
+        base = table_url.split("/table/")[0]
+        with httpx.Client(base_url=base, timeout=10, follow_redirects=True) as table, \
+                httpx.Client(base_url=base, timeout=10, follow_redirects=True) as phone:
+            links = re.findall(r'class="join-link" rel="noreferrer">([^<]+)<', table.get(table_url).text)
+            assert phone.get(links[0]).status_code == 200
+            reply = phone.post("/seat/1/command", data={"control": "pass"},
+                               headers={"Accept": "application/json"}).json()
+            assert reply["accepted"], reply
+            said = reply["public"]
+            assert said
+        out, _ = proc.communicate("status\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    for line in said:
+        assert line in out.splitlines(), (line, out)

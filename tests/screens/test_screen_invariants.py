@@ -5,7 +5,6 @@ messages a screen shows are the ones a replay of the log rebuilds."""
 from __future__ import annotations
 
 import json
-
 from itertools import permutations
 
 from hypothesis import HealthCheck, given, settings

@@ -41,6 +41,9 @@ class RouteDeck(Strict):
     def number_of(self, route: str) -> int:
         return next(c.number for c in self.routes if c.route == route)
 
+    def route_of(self, number: int) -> str | None:
+        return next((c.route for c in self.routes if c.number == number), None)
+
     @property
     def all(self) -> list[str]:
         return [c.route for c in sorted(self.routes, key=lambda c: c.number)]

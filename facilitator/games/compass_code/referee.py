@@ -3,6 +3,8 @@
 Events (audience in brackets):
 
 * ``leg-started`` (keeper): leg, route, card, keeper (a seat, or null for the machine)
+* ``route-entered`` (keeper): leg, route, card (a human keeper's physical card, before
+  the leg's first guess)
 * ``captain-named`` (public): leg, guess, seat
 * ``guess-sent`` (public, human keeper): leg, guess, route, captain
 * ``guess-marked`` (keeper): leg, guess, route, marks ("A C - -")
@@ -166,6 +168,8 @@ class CompassCode(Referee[State]):
         if state.over:
             return set()
         intents = set(self.queries)
+        if state.human and not state.scored and state.pending is None and state.check is None:
+            intents.add("route card")
         if state.pending is not None:
             intents.add("feedback")
         else:
@@ -185,6 +189,8 @@ class CompassCode(Referee[State]):
         if command.intent == "feedback":
             anchors, clockwise = (int(x) for x in command.args)
             return self._feedback(state, anchors, clockwise, rng)
+        if command.intent == "route card":
+            return self._route_card(state, int(command.slots["card"]))
         raise IllegalCommandError("not-in-game", f"{command.canonical!r} is not a Compass Code move")
 
     def _send(self, state: State, route: str, rng: random.Random) -> list[Event]:
@@ -234,6 +240,17 @@ class CompassCode(Referee[State]):
             events.append(Event("captain-named", {"leg": state.leg, "guess": state.guess + 1, "seat": captain}))
         return events
 
+    def _route_card(self, state: State, number: int) -> list[Event]:
+        """A human keeper's physical card replaces the drawn route, before any guess."""
+        if not state.human:
+            raise IllegalCommandError("cc-card-machine", "the machine keeps the route")
+        if state.scored or state.pending is not None or state.check is not None:
+            raise IllegalCommandError("cc-card-late", f"leg {state.leg} has begun")
+        route = self.deck.route_of(number)
+        if route is None:
+            raise IllegalCommandError("cc-card-unknown", f"no route card {number}", card=number)
+        return [Event("route-entered", {"leg": state.leg, "route": route, "card": number}, "keeper")]
+
     def _check(self, state: State, direction: str, position: int) -> list[Event]:
         if not state.has_check:
             raise IllegalCommandError("cc-no-check-mode", "no bearing check in tight mode")
@@ -273,6 +290,8 @@ class CompassCode(Referee[State]):
             return replace(state, leg=event["leg"], route=event["route"], card=event["card"],
                            keeper=event["keeper"], guess=1, scored=(), check=None,
                            pending=None, flagged=False)
+        if t == "route-entered":
+            return replace(state, route=event["route"], card=event["card"])
         if t == "captain-named":
             return replace(state, captain=event["seat"])
         if t == "guess-sent":
@@ -379,6 +398,9 @@ class CompassCode(Referee[State]):
             if event["keeper"] is None:
                 return None     # the machine keeps the route: no player may read it
             return phrases.say("cc-private-route", leg=event["leg"], route=" ".join(event["route"]),
+                               card=event["card"])
+        if t == "route-entered":
+            return phrases.say("cc-private-card", leg=event["leg"], route=" ".join(event["route"]),
                                card=event["card"])
         if t == "guess-marked":
             return phrases.say("cc-private-marks", guess=event["guess"], route=" ".join(event["route"]),

@@ -39,6 +39,11 @@ class CompassScreen(GameScreen):
                                     Field("position", self.word("controls", "position"),
                                           tuple((str(n), str(n)) for n in range(1, 5)))),
                                    intent="check"))
+        if seat == state.keeper and "route card" in legal:
+            cards = tuple((str(n), str(n)) for n in range(1, 25))
+            out.append(Control("route-card", self.word("controls", "route card"), "route card {card}",
+                               (Field("card", self.word("controls", "card-number"), cards),),
+                               intent="route card"))
         if seat == state.keeper and "feedback" in legal:
             numbers = tuple((str(n), str(n)) for n in range(5))
             out.append(Control("feedback", self.word("controls", "feedback"), "feedback {anchors} {clockwise}",
@@ -66,7 +71,7 @@ class CompassScreen(GameScreen):
         view = self.referee.private_view(state, "keeper") if "keeper" in audiences else None
         if view is None:
             return []
-        rows = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
+        rows: list[dict[str, Any]] = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
                                                                               self.said(g["marks"]))]}
                 for g in view["guesses"]]
         if view["pending"]:

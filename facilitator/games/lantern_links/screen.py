@@ -12,9 +12,8 @@ class LanternScreen(GameScreen):
         if seat != state.turn or "play" not in legal:
             return []
         tiles = state.pool if state.pool_variant else state.hands[seat - 1]
-        choices = tuple(Choice(f"{t}: {' / '.join(state.words[t])}", f"play {t}",
-                               self.word("words", "tile-say", tile=t, words=" or ".join(state.words[t])))
-                        for t in tiles)
+        # the button shows the tile's letter and both its words, so its name says them too
+        choices = tuple(Choice(f"{t}: {' · '.join(state.words[t])}", f"play {t}") for t in tiles)
         return [Control("play", self.word("controls", "play"), choices=choices, intent="play")]
 
     def may_act(self, state: State, seat: int, intent: str) -> bool:

@@ -47,6 +47,7 @@
     const loaded = document.body.dataset.version;
     source.onmessage = (e) => {
       const data = JSON.parse(e.data);
+      document.body.dataset.seen = data.version;
       if (String(data.version) === loaded && !Object.keys(last).length) {
         // the page was rendered at this very version: keep it (redrawing the same
         // prompt would make a screen reader announce "Your turn" a second time)
