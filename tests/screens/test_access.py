@@ -240,7 +240,8 @@ def test_every_spoken_command_of_the_moment_has_a_button_somewhere(start_server)
     from facilitator.screens.controls import seat_controls, table_controls
 
     voice_only = {"louder", "softer", "slower", "faster", "stop listening", "start listening",
-                  "yes", "no", "cancel", "new game", "resume", "quit", "release seat"}
+                  "yes", "no", "cancel", "new game", "resume", "quit", "release seat",
+                  "final not"}    # a negated final answer exists only to be refused
     for game, kwargs, lines in [
         ("compass-code", {"players": 3, "options": dict(ROUTES)}, ["send N E S W"]),
         ("two-windows", {"players": 3, "options": {"practice": True}}, ["a sends FORM ROUND", "b sends EDGE NOTCHED"]),

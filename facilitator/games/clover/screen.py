@@ -43,6 +43,10 @@ class CloverScreen(GameScreen):
                                    intent="clue", submit=self.word("controls", "submit-clue", zone=zone_name),
                                    note=self.word("words", "ties", words=ties) if ties else "",
                                    extra={"zone": zone}))
+        if "read board" in legal and seat in state.boards:
+            # the answer goes to this seat alone (its screen and --private), never aloud
+            out.append(Control("read-board", self.word("controls", "read board"), f"read board {seat}",
+                               intent="read board"))
         if "place" in legal and seat == state.committer():
             out += self.table_controls(state, legal)
         return out

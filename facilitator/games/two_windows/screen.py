@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...events import Audience
 from ..screen import Choice, Control, Field, GameScreen, Panel
+from .deck import ALL_FACTS
 from .referee import HOLDERS, State
 from .teams import team_of
 
@@ -29,6 +30,23 @@ class TwoWindowsScreen(GameScreen):
             out.append(Control("final", self.word("controls", "final"), "final {name}",
                                (Field("name", self.word("controls", "name"),
                                       tuple((n, n) for n in names)),), intent="final"))
+        return out
+
+    def query_controls(self, state: State, legal: set[str]) -> list[Control]:
+        """The catalogue is public: any seat may hear an entry, or which entries share a value.
+        Values are shown as single words ("striped"): a fact's own wording ("SURFACE
+        STRIPED") is what a report holds, and the table screen never shows a report."""
+        out: list[Control] = []
+        if "read entry" in legal:
+            names = tuple((n, n) for n in self.referee.deck(state.practice).names)
+            out.append(Control("read-entry", self.word("controls", "read entry"), "read entry {name}",
+                               (Field("name", self.word("controls", "name"), names),), intent="read entry"))
+        if "which entries" in legal:
+            values = tuple((v, v) for v in (fact.split()[1].lower() for fact in ALL_FACTS))
+            out.append(Control("which-entries", self.word("controls", "which entries"),
+                               "which entries are {value}",
+                               (Field("value", self.word("controls", "value"), values),),
+                               intent="which entries"))
         return out
 
     def may_act(self, state: State, seat: int, intent: str) -> bool:
