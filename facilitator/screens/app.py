@@ -8,7 +8,12 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
-* ``POST /table/release/{n}`` frees a seat; ``POST /table/command`` moves Clover cards.
+* ``POST /table-release/{n}`` frees a seat (a new link for it; 404 for no such seat);
+  ``POST /table-command`` moves Clover cards.
+
+Every request passes ``guard``'s checks first: bodies are limited before they are
+read, and a state-changing request from another origin's page is refused.  Wrong
+short codes are limited per client address (``guard.CodeTries``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
 from .cluecheck import preview
+from .guard import BodyLimit, CodeTries, SameOrigin
 from .hub import Hub
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
@@ -57,13 +63,17 @@ def _environment() -> Environment:
 class Screens:
     """The app and what it serves from: the hub (session) and the seats."""
 
-    def __init__(self, hub: Hub, seats: Seats) -> None:
+    def __init__(self, hub: Hub, seats: Seats, tries: CodeTries | None = None) -> None:
         self.hub = hub
         self.seats = seats
+        self.tries = tries or CodeTries()
+        #: the address phones use (the server sets it): join links and QR codes are built
+        #: on it, never on the address the table screen happened to be opened at
+        self.base_url: str | None = None
         self.env = _environment()
         self.closing = False
         static = StaticFiles(packages=[("facilitator.screens", "static")])
-        self.app = Starlette(routes=[
+        self.routes = Starlette(routes=[
             Route("/", self.home),
             Route("/table/{key}", self.open_table),
             Route("/table", self.table),
@@ -78,6 +88,7 @@ class Screens:
             Route("/seat/{seat:int}/clue-check", self.clue_check),
             Mount("/static", static, name="static"),
         ])
+        self.app = BodyLimit(SameOrigin(self.routes))
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
@@ -102,7 +113,7 @@ class Screens:
         return response
 
     def _table_context(self, request: Request) -> dict[str, Any]:
-        return table_view(self.hub, self.seats, str(request.base_url))
+        return table_view(self.hub, self.seats, self.base_url or str(request.base_url))
 
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -130,8 +141,13 @@ class Screens:
     async def release(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        self.hub.release(request.path_params["seat"])
-        return _done(request, "/table", {"released": request.path_params["seat"]})
+        seat = int(request.path_params["seat"])
+        outcome = self.hub.release(seat)
+        if outcome == "seat-unknown":
+            return self.refused("refused-no-seat", 404)
+        if outcome == "seat-not-held":
+            return self.refused("refused-not-held", 409)
+        return _done(request, "/table", {"released": seat})
 
     # -- joining -----------------------------------------------------------------------
     async def join(self, request: Request) -> Response:
@@ -140,11 +156,15 @@ class Screens:
     async def join_code(self, request: Request) -> Response:
         if request.method == "GET":
             return self.render("join.html")
+        client = request.client.host if request.client is not None else ""
+        if not self.tries.allowed(client):
+            return self.refused("refused-tries", 429)
         values = await _form(request)
-        token = self.seats.token_of_code(values.get("code", ""))
-        if token is None:
+        seat = self.seats.seat_of_code(values.get("code", ""))
+        if seat is None:
+            self.tries.wrong(client)
             return self.refused("refused-token", 404)
-        return self._claim(token)
+        return self._claim(seat.token)
 
     def _claim(self, token: str) -> Response:
         if self.seats.seat_of_token(token) is None:
