@@ -92,8 +92,13 @@ class Screens:
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("page", self.page())
         html = self.env.get_template(template).render(**context)
         return HTMLResponse(html, status_code=http_status, headers=_NO_STORE)
+
+    def page(self) -> str:
+        """What the screens show now: the lobby or a game (a page of another kind reloads)."""
+        return str(self.hub.session.referee.name)
 
     def refused(self, reason: str, http_status: int = 403) -> HTMLResponse:
         return self.render("refused.html", http_status, reason=reason)
@@ -252,11 +257,12 @@ class Screens:
                 if self.hub.version != seen:
                     seen = self.hub.version
                     try:
-                        payload = regions()
+                        with self.hub.lock:
+                            page, payload = self.page(), regions()
                     except _Released:
                         yield "event: released\ndata: {}\n\n"
                         return
-                    yield f"data: {json.dumps({'version': seen, 'regions': payload})}\n\n"
+                    yield f"data: {json.dumps({'version': seen, 'page': page, 'regions': payload})}\n\n"
                     idle = 0.0
                 elif idle >= KEEPALIVE_SECONDS:
                     yield ": keep-alive\n\n"
