@@ -104,8 +104,9 @@ class GameStore:
 
 
 class _LobbyRules:
-    """The little the listen loop asks of a referee, for the lobby."""
+    """The little the listen loop (and the screens) ask of a referee, for the lobby."""
 
+    name = "lobby"
     queries = QUERIES
 
     def runtime_lists(self, state: Any) -> RuntimeLists:
@@ -117,7 +118,11 @@ class Lobby:
 
     def __init__(self, store: GameStore, settings: Settings | None = None, *, seed: int | None = None,
                  private_path: Path | None = None, needs_private_check: bool = False,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, quit_stops: bool = True,
+                 screens: bool = False) -> None:
+        """``quit_stops``: False in the table service, where "quit" in the lobby stops
+        nothing (its owner stops the service).  ``screens``: the seat screens carry
+        hidden information, so no game needs a private file."""
         self.store = store
         self.settings = settings or Settings()
         self.grammar = load_grammar("lobby")
@@ -126,7 +131,8 @@ class Lobby:
         self.state: Any = None
         self.seed = seed
         self.private_path = private_path
-        self.needs_private_check = needs_private_check
+        self.needs_private_check = needs_private_check and not screens
+        self.quit_stops = quit_stops
         self.warn = warn or (lambda message: None)
         self.chosen: Session | None = None
         self.closed = False
@@ -156,7 +162,7 @@ class Lobby:
         """Whether a consequential voice command would do something now (then it is confirmed)."""
         if command.intent == "new game":
             return self.offer is not None
-        return command.intent == "quit"
+        return command.intent == "quit" and self.quit_stops
 
     def execute(self, command: Command) -> Reply:
         intent = command.intent
@@ -165,6 +171,8 @@ class Lobby:
             return Reply(public=list(self.last_public or [self.phrases.say("nothing-to-repeat")]),
                          command=command)
         if intent == "quit":
+            if not self.quit_stops:
+                return self._say(reply, [self.phrases.say("lobby-stays")])
             self.closed = True
             reply.quit = True
             return self._say(reply, [self.phrases.say("goodbye")])

@@ -48,7 +48,14 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="write the assistant's speech as WAV files in DIR instead of playing it")
     serve.add_argument("--service", action="store_true",
                        help="run as a service: a missing microphone or speaker exits 1 (systemd retries) "
-                            "instead of falling back to typed lines")
+                            "instead of falling back to typed lines; \"quit\" in the lobby stops nothing")
+    serve.add_argument("--screens", action="store_true", default=None,
+                       help="serve the table screen and the players' phones for the life of the service")
+    serve.add_argument("--lan", action="store_true", default=None,
+                       help="with --screens: phones on the local network can join")
+    serve.add_argument("--port", type=int, help="with --screens: the port (default 8000)")
+    serve.add_argument("--host", metavar="ADDRESS",
+                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
 
 
 def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = None,
@@ -60,12 +67,33 @@ def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = 
         print(f"facilitator: {message}", file=err, flush=True)
 
     store = GameStore(data_dir(args.data_dir))
-    if args.text:
-        lobby = Lobby(store, settings, seed=args.seed, private_path=args.private, warn=warn)
-        return run_text(lobby, stdin if stdin is not None else sys.stdin.buffer, out)
+    screens_on = bool(args.screens) if args.screens is not None else settings.screens.enabled
+    quit_stops = not args.service or settings.service.quit_stops
     lobby = Lobby(store, settings, seed=args.seed, private_path=args.private,
-                  needs_private_check=True, warn=warn)
-    return run_voice(lobby, args, out, err, warn)
+                  needs_private_check=not args.text, warn=warn, quit_stops=quit_stops, screens=screens_on)
+    screens = None
+    if screens_on:
+        from .lobby_screens import TableScreens
+
+        args.lan = args.lan if args.lan is not None else settings.screens.lan
+        args.port = args.port if args.port is not None else settings.screens.port
+        args.host = args.host or settings.screens.host
+        screens = TableScreens(lobby, args, err)
+    try:
+        if args.text:
+            return _text(lobby, screens, stdin if stdin is not None else sys.stdin.buffer, out)
+        return run_voice(lobby, args, out, err, warn, screens)
+    finally:
+        if screens is not None:
+            screens.stop()
+
+
+def _text(lobby: Lobby, screens: Any, stream: IO[bytes], out: IO[str]) -> int:
+    if screens is None:
+        return run_text(lobby, stream, out)
+    from .lobby_screens import run_text as run_text_with_screens
+
+    return run_text_with_screens(lobby, screens, stream, out)
 
 
 def _show(reply: Reply, out: IO[str]) -> None:
@@ -133,7 +161,7 @@ class _SharedStream:
 
 
 def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str],
-              warn: Callable[[str], None]) -> int:
+              warn: Callable[[str], None], screens: Any = None) -> int:
     """The lobby and its games by voice; with no microphone or speaker, by typed lines.
 
     ``--audio-in FILE.wav`` hears a recording instead of the microphone and
@@ -160,7 +188,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             speaker = tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
         if recording is None:
-            return _no_device(lobby, str(exc), args, out, err)
+            return _no_device(lobby, str(exc), args, out, err, screens)
         warn(f"{exc}; announcements are printed only")
         speaker = PrintedOnly(voice)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn)
@@ -168,7 +196,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         source = recording or MicSource(device=args.input_device)
     except DeviceError as exc:
         _close(speaker)
-        return _no_device(lobby, str(exc), args, out, err)
+        return _no_device(lobby, str(exc), args, out, err, screens)
     stream = _SharedStream(source)
     gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     captions = StreamCaptions(out)
@@ -182,6 +210,8 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
     relay = _Relay()
     stop_ptt: Callable[[], None] = _nothing
+    if screens is not None:   # clicks go to whichever loop runs now, which speaks their replies
+        screens.hub.dispatch = relay.submit_text
     try:
         if args.push_to_talk:
             from .speech import push_to_talk
@@ -193,13 +223,14 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             read_lines(sys.stdin, relay, tap_on_empty=False)   # typed lines still work
         opening = lobby.opening().public
         while True:
-            relay.loop = loop_for(lobby, relay.loop)
+            relay.loop = loop_for(screens.show(lobby, opening) if screens is not None else lobby, relay.loop)
             relay.loop.announce(opening)
             relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             if not lobby.over or lobby.closed or stream.ended:
                 return 0
             session = lobby.take()
-            relay.loop = loop_for(session, relay.loop)   # the game's opening was said by the lobby
+            # the game's opening was said by the lobby
+            relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
             try:
                 relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             finally:
@@ -219,13 +250,14 @@ def _close(speaker: Any) -> None:
         synthesizer.close()
 
 
-def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str],
+               screens: Any = None) -> int:
     if args.service:
         print(f"facilitator: {reason}; exiting so that the service starts again "
               "(check the devices with: facilitator doctor)", file=err, flush=True)
         return 1
     print(f"facilitator: {reason}; continuing in text mode: type each command on a line", file=err)
-    return run_text(lobby, sys.stdin.buffer, out)
+    return _text(lobby, screens, sys.stdin.buffer, out)
 
 
 def _nothing() -> None:

@@ -41,6 +41,7 @@ from . import controls as ctl
 from .cluecheck import preview
 from .guard import BodyLimit, CodeTries, SameOrigin
 from .hub import Hub
+from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game, waiting_seat_view
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
 
@@ -118,12 +119,17 @@ class Screens:
         return response
 
     def _table_context(self, request: Request) -> dict[str, Any]:
-        return table_view(self.hub, self.seats, self.base_url or str(request.base_url))
+        base = self.base_url or str(request.base_url)
+        if is_lobby(self.hub):
+            return lobby_table_view(self.hub, self.seats, base)
+        return table_view(self.hub, self.seats, base)
 
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        return self.render("table.html", **self._table_context(request))
+        with self.hub.lock:
+            template = "lobby_table.html" if is_lobby(self.hub) else "table.html"
+            return self.render(template, **self._table_context(request))
 
     async def table_events(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -132,7 +138,8 @@ class Screens:
 
     def _table_regions(self, request: Request) -> dict[str, str]:
         context = self._table_context(request)
-        return {"live": self.env.get_template("table_live.html").render(**context),
+        live = "lobby_live.html" if is_lobby(self.hub) else "table_live.html"
+        return {"live": self.env.get_template(live).render(**context),
                 "said": self.env.get_template("said.html").render(**context)}
 
     async def table_command(self, request: Request) -> Response:
@@ -140,7 +147,9 @@ class Screens:
             return self.refused("refused-table")
         values = await _form(request)
         with self.hub.lock:
-            control = ctl.find(ctl.table_controls(self.hub.session), values.get("control", ""))
+            offered = lobby_controls(self.hub.session) if is_lobby(self.hub) \
+                else ctl.table_controls(self.hub.session)
+            control = ctl.find(offered, values.get("control", ""))
         return await self._run(request, control, values, "/table", lambda: frozenset())
 
     async def release(self, request: Request) -> Response:
@@ -192,7 +201,10 @@ class Screens:
         number = self._holds(request)
         if number is None:
             return self.refused("refused-seat")
-        return self.render("seat.html", **seat_view(self.hub, number))
+        with self.hub.lock:
+            if not seat_in_game(self.hub, number):
+                return self.render("lobby_seat.html", **waiting_seat_view(self.hub, number))
+            return self.render("seat.html", **seat_view(self.hub, number))
 
     async def seat_events(self, request: Request) -> Response:
         number = self._holds(request)
@@ -202,6 +214,10 @@ class Screens:
         def regions() -> dict[str, str]:
             if not self.seats.holds(number, request.cookies.get(cookie_name(number))):
                 raise _Released
+            if not seat_in_game(self.hub, number):
+                waiting = waiting_seat_view(self.hub, number)
+                return {"live": self.env.get_template("lobby_seat_live.html").render(**waiting),
+                        "said": self.env.get_template("said.html").render(**waiting)}
             context = seat_view(self.hub, number)
             return {region: self.env.get_template(name).render(**context)
                     for region, name in SEAT_REGIONS.items()}
@@ -213,7 +229,8 @@ class Screens:
             return self.refused("refused-seat")
         values = await _form(request)
         with self.hub.lock:
-            control = ctl.find(ctl.seat_controls(self.hub.session, number), values.get("control", ""))
+            offered = ctl.seat_controls(self.hub.session, number) if seat_in_game(self.hub, number) else []
+            control = ctl.find(offered, values.get("control", ""))
 
         def audiences() -> frozenset[Any]:
             return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
@@ -226,6 +243,8 @@ class Screens:
             return self.refused("refused-seat")
         zone, clue = request.query_params.get("zone", ""), request.query_params.get("clue", "")
         with self.hub.lock:
+            if not seat_in_game(self.hub, number):
+                return JSONResponse({"error": "no-clue-now"}, status_code=409)
             found = preview(self.hub.session, number, zone, clue)
         if found is None:
             return JSONResponse({"error": "no-clue-now"}, status_code=409)

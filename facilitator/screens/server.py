@@ -42,12 +42,14 @@ class ScreenServer:
     """The hub, the seats and the running web server of one game."""
 
     def __init__(self, session: Session, opening: Reply, settings: ScreenSettings,
-                 store: Path | None = None, owner: str = "") -> None:
+                 store: Path | None = None, owner: str = "", seat_count: int | None = None) -> None:
         """``store``: where the seats are kept for the table session named ``owner``
-        (see ``Seats``); None keeps them in memory only."""
+        (see ``Seats``); None keeps them in memory only.  ``seat_count``: the seats
+        to offer when ``session`` has no players (the table service's lobby)."""
         self.settings = settings
         self.host = public_host(settings)   # before binding: a --lan without an address is refused
-        self.seats = Seats(len(session.state.names), store, owner)
+        count = seat_count if seat_count is not None else len(session.state.names)
+        self.seats = Seats(count, store, owner)
         self.hub = Hub(session, opening, self.seats)
         self.screens = Screens(self.hub, self.seats)
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
