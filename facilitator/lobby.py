@@ -81,7 +81,26 @@ class GameStore:
     def put_aside(self, log: Path) -> None:
         """Never offer ``log`` again (the file itself is kept)."""
         names = self.set_aside() | {log.name}
-        self.table.write(LOBBY_DOC, {"set_aside": sorted(names)})
+        document = self.table.read(LOBBY_DOC)
+        document["set_aside"] = sorted(names)
+        self.table.write(LOBBY_DOC, document)
+
+    def mark_playing(self, log: Path | None) -> None:
+        """Note the game being played now (None: the lobby), so that a table service
+        with screens that stops mid-game (a crash, a power cut) comes back into it."""
+        document = self.table.read(LOBBY_DOC)
+        if log is None:
+            if "playing" not in document:
+                return
+            document.pop("playing")
+        else:
+            document["playing"] = log.name
+        self.table.write(LOBBY_DOC, document)
+
+    def playing(self) -> str | None:
+        """The log name of the game a table service was playing when it stopped."""
+        name = self.table.read(LOBBY_DOC).get("playing")
+        return str(name) if isinstance(name, str) else None
 
     def unfinished(self, warn: Callable[[str], None] | None = None) -> Unfinished | None:
         """The newest game log that is not over and not set aside."""

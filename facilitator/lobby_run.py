@@ -222,8 +222,16 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
             read_lines(sys.stdin, relay, tap_on_empty=False)   # typed lines still work
         opening = lobby.opening().public
+        shown = False
+        if screens is not None:   # back into the game a crash interrupted, if any
+            screens.show(lobby, opening)
+            opening = opening + screens.back_into(lobby)
+            shown = True
         while True:
-            relay.loop = loop_for(screens.show(lobby, opening) if screens is not None else lobby, relay.loop)
+            if screens is not None and not shown:
+                screens.show(lobby, opening)
+            shown = False
+            relay.loop = loop_for(screens.hub.shared if screens is not None else lobby, relay.loop)
             relay.loop.announce(opening)
             relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             if not lobby.over or lobby.closed or stream.ended:

@@ -40,15 +40,30 @@ class TableScreens:
         settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=args.host)
         self.server = ScreenServer(lobby, Reply(), settings, store=store_for(lobby.store.directory),
                                    owner=OWNER, seat_count=LOBBY_SEATS)
+        self.lobby = lobby
+        #: the game this service was playing when it last stopped (None: it was in the lobby)
+        self.was_playing = lobby.store.playing()
         self.server.start()
         self.hub: Hub = self.server.hub
         print(f"facilitator: table screen: open {self.server.table_url}", file=err, flush=True)
 
     def show(self, taker: Any, public: Sequence[str] = ()) -> Any:
         """Show ``taker`` (the lobby or a game) on the screens; the object to drive it
-        through (the shared session, behind the hub's lock)."""
+        through (the shared session, behind the hub's lock).  The game being played is
+        noted in the data directory (see ``back_into``)."""
+        log = getattr(taker, "log", None)
+        self.lobby.store.mark_playing(log.path if log is not None else None)
         self.hub.switch(taker, public)
         return self.hub.shared
+
+    def back_into(self, lobby: Lobby) -> list[str]:
+        """After a crash or a power cut mid-game, go back into that game at once (the open
+        pages then show the game they showed): its resumed opening, or nothing."""
+        playing, self.was_playing = self.was_playing, None
+        if playing is None or lobby.offer is None or lobby.offer.log.name != playing:
+            return []
+        reply = self.hub.shared.handle("resume")
+        return list(reply.public) if lobby.over else []
 
     def stop(self) -> None:
         self.hub.dispatch = None
@@ -92,6 +107,7 @@ def run_text(lobby: Lobby, screens: TableScreens, stream: IO[bytes], out: IO[str
     threading.Thread(target=_reader, args=(stream, lines), name="facilitator-stdin", daemon=True).start()
     printer = _Printer(screens.hub, out)
     shared = screens.show(lobby, lobby.opening().public)
+    screens.back_into(lobby)
     hub = screens.hub
 
     def play_until(done: Any) -> bool:
