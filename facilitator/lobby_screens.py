@@ -46,6 +46,8 @@ class TableScreens:
         self.server.start()
         self.hub: Hub = self.server.hub
         print(f"facilitator: table screen: open {self.server.table_url}", file=err, flush=True)
+        if self.server.seats.unsaved:
+            print(f"facilitator: {self.server.seats.unsaved}", file=err, flush=True)
 
     def show(self, taker: Any, public: Sequence[str] = ()) -> Any:
         """Show ``taker`` (the lobby or a game) on the screens; the object to drive it

@@ -28,6 +28,8 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
                           owner=f"play:{log.resolve()}" if log is not None else "")
     server.start()
     print(f"facilitator: table screen: open {server.table_url}", file=err, flush=True)
+    if server.seats.unsaved:
+        print(f"facilitator: {server.seats.unsaved}", file=err, flush=True)
     shared = cast(Session, server.hub.shared)   # the session behind the hub's lock
     try:
         if args.text:

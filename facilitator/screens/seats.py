@@ -66,6 +66,9 @@ class Seats:
         self.owner = owner
         self.table_key = _token()
         self.seats: dict[int, Seat] = {}
+        #: why the seats could not be kept (a read-only or full data directory): they
+        #: still work, but only until the server stops
+        self.unsaved: str | None = None
         kept = _read_store(store, owner) if store is not None else None
         if kept is not None:
             self.table_key = kept["table_key"]
@@ -135,20 +138,25 @@ class Seats:
                     "seats": [{"number": s.number, "token": s.token, "code": s.code, "holder": s.holder}
                               for s in sorted(self.seats.values(), key=lambda s: s.number)]}
         directory = self.store.parent
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{self.store.name}.", suffix=".tmp")
+        tmp = None
         try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{self.store.name}.", suffix=".tmp")
             os.fchmod(fd, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(document, f, indent=2)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.store)
+            tmp = None
             _fsync_directory(directory)
-        except BaseException:
-            if os.path.exists(tmp):
+            self.unsaved = None
+        except OSError as exc:
+            self.unsaved = f"the seats cannot be kept in {str(self.store)!r} ({exc.strerror or exc}); " \
+                           "after a restart every device must join again"
+        finally:
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
-            raise
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -72,3 +72,13 @@ def test_play_screens_resume_prints_the_same_table_address(tmp_path):
     assert first.returncode == 0 and again.returncode == 0, (first.stderr, again.stderr)
     key = re.compile(r"/table/(\S+)")
     assert key.search(first.stderr).group(1) == key.search(again.stderr).group(1)
+
+
+def test_seats_that_cannot_be_kept_still_work_and_say_why(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory", encoding="utf-8")
+    seats = Seats(2, blocked / STORE_NAME, owner="serve")      # its directory cannot exist
+    assert seats.unsaved is not None and "join again" in seats.unsaved
+    claimed = seats.claim(seats.seats[1].token)
+    assert claimed is not None and seats.holds(1, claimed[1])
+    assert not list(tmp_path.glob(".*.tmp"))
