@@ -36,17 +36,20 @@ def free_port() -> int:
 class Service:
     """``facilitator serve --text --screens --service`` as a real subprocess."""
 
-    def __init__(self, data: Path, port: int, *extra: str) -> None:
+    def __init__(self, data: Path, port: int, *extra: str, command: tuple[str, ...] = ()) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        command = command or ("serve", "--text", "--service", "--screens")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "facilitator", "serve", "--text", "--service", "--screens",
+            [sys.executable, "-m", "facilitator", *command,
              "--port", str(port), "--data-dir", str(data), *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
         self.out: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
         self.url: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump_out, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        self.pumps = [threading.Thread(target=self._pump_out, daemon=True),
+                      threading.Thread(target=self._pump_err, daemon=True)]
+        for pump in self.pumps:
+            pump.start()
         self.table_url = self.url.get(timeout=START_SECONDS)
 
     def _pump_out(self) -> None:
@@ -87,14 +90,21 @@ class Service:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        for pump in self.pumps:
+            pump.join(timeout=10)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass                      # stdin of a process that is gone
 
 
 @pytest.fixture
 def services():
     started: list[Service] = []
 
-    def start(data: Path, port: int, *extra: str) -> Service:
-        service = Service(data, port, *extra)
+    def start(data: Path, port: int, *extra: str, command: tuple[str, ...] = ()) -> Service:
+        service = Service(data, port, *extra, command=command)
         started.append(service)
         return service
     yield start
@@ -175,3 +185,37 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     again.heard("is kept")
     expect(table.locator("h1")).to_contain_text("Lobby")
     expect(table.locator(".seat-card", has_text="held")).to_have_count(3)
+
+
+def test_play_screens_resume_after_a_sigkill_reconnects_every_page(tmp_path, device, services):
+    """``play --screens``: killed mid-game and resumed with ``--resume``, the keeper's
+    phone and the table screen come back by themselves, showing the same leg."""
+    from playwright.sync_api import expect
+
+    data, port, log = tmp_path / "data", free_port(), tmp_path / "cc.jsonl"
+    play = ("play", "compass-code", "--text", "--screens")
+    first = services(data, port, "--players", "3", "--keeper", "human", "--routes", "ESNW,NESW,WSEN",
+                     "--log", str(log), command=play)
+    table = device(width=1280, height=900)
+    table.goto(first.table_url)
+    keeper = device()
+    keeper.goto(table.locator(".seat-card:nth-child(1) a.join-link").get_attribute("href"))
+    keeper.wait_for_url("**/seat/1")
+    expect(keeper.locator("#region-view")).to_contain_text("E S N W")
+    first.say("send N E S W")
+    first.say("feedback 1 2")
+    first.heard("Guess 2 of 4")
+    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+
+    first.kill()
+    for page in (table, keeper):
+        expect(page.locator("#connection")).to_contain_text("Connection lost")
+    screenshot(keeper, "play-seat-connection-lost")
+
+    again = services(data, port, "--resume", str(log), command=("play", "--text", "--screens", "compass-code"))
+    assert again.table_url == first.table_url
+    for page in (table, keeper):
+        expect(page.locator("#connection")).not_to_contain_text("lost", timeout=40_000)
+    expect(keeper.locator("#region-view")).to_contain_text("E S N W")      # still the keeper, no rescan
+    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+    assert keeper.url.endswith("/seat/1")
