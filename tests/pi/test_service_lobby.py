@@ -54,3 +54,12 @@ def test_the_owner_may_let_quit_stop_the_service(tmp_path: Path) -> None:
                                                           "code with four players."]
     assert serve(Settings(service=Service(quit_stops=True)), service=True)[1:] == ["Goodbye."]
     assert serve(Settings(), service=False)[1:] == ["Goodbye."]
+
+
+def test_with_screens_the_lobby_starts_hidden_information_games_without_a_private_file(tmp_path: Path) -> None:
+    needs = Lobby(GameStore(tmp_path / "a"), needs_private_check=True)
+    assert "needs a private screen" in needs.handle("play two windows").public[0] and not needs.over
+    screens = Lobby(GameStore(tmp_path / "b"), needs_private_check=True, screens=True)
+    assert screens.handle("play two windows").public[0] == "Starting two windows with 3 players."
+    assert screens.over
+    screens.take().log.close()
