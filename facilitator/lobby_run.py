@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import DeviceError, SpeechError
+from .errors import DeviceError, OptionsError, SpeechError
 from .lobby import GameStore, Lobby
 from .paths import data_dir
 from .session import Reply, Session
@@ -68,6 +68,10 @@ def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = 
 
     store = GameStore(data_dir(args.data_dir))
     screens_on = bool(args.screens) if args.screens is not None else settings.screens.enabled
+    if not screens_on:
+        for flag in ("lan", "port", "host"):
+            if getattr(args, flag, None) not in (None, False):
+                raise OptionsError(f"--{flag} is for the screens: add --screens (or screens.enabled = true)")
     quit_stops = not args.service or settings.service.quit_stops
     lobby = Lobby(store, settings, seed=args.seed, private_path=args.private,
                   needs_private_check=not args.text, warn=warn, quit_stops=quit_stops, screens=screens_on)

@@ -63,3 +63,11 @@ def test_with_screens_the_lobby_starts_hidden_information_games_without_a_privat
     assert screens.handle("play two windows").public[0] == "Starting two windows with 3 players."
     assert screens.over
     screens.take().log.close()
+
+
+def test_screen_flags_without_screens_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    from support import run_cli
+
+    done = run_cli(["serve", "--text", "--lan", "--data-dir", str(tmp_path)], stdin="status\n")
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0
+    assert "--lan is for the screens" in done.stderr and "Traceback" not in done.stderr
