@@ -22,7 +22,17 @@
     fresh.innerHTML = html;
     const oldLog = region.querySelector("[data-append]");
     const newLog = fresh.querySelector("[data-append]");
-    if (oldLog && newLog && !whole) {
+    if (oldLog && newLog && whole) {
+      // after a reconnection the server may number its log anew: replace it quietly
+      // (a screen reader is not read the whole log again; "Connected again." is said)
+      const live = oldLog.getAttribute("aria-live");
+      oldLog.setAttribute("aria-live", "off");
+      oldLog.replaceChildren(...Array.from(newLog.children));
+      oldLog.scrollTop = oldLog.scrollHeight;
+      setTimeout(() => { if (live) oldLog.setAttribute("aria-live", live); else oldLog.removeAttribute("aria-live"); }, 500);
+      return;
+    }
+    if (oldLog && newLog) {
       const seen = Math.max(0, ...Array.from(oldLog.children, (li) => Number(li.dataset.n) || 0));
       for (const li of Array.from(newLog.children)) {
         if ((Number(li.dataset.n) || 0) > seen) oldLog.appendChild(li);
