@@ -261,10 +261,13 @@ class Screens:
         if text is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
-        readers = audiences()   # who this seat is before the command (a report's holder...)
         reply = await anyio.to_thread.run_sync(self.hub.submit, text)
         if reply is None:        # the voice loop has it queued; the screens update when it is done
             return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+        # who may read the reply is decided after the command, from the state it produced:
+        # totals that end a leg start the next, whose route is for the next keeper only
+        with self.hub.lock:
+            readers = audiences()
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted,
                                      "public": reply.public, "private": mine})

@@ -120,3 +120,24 @@ def test_releasing_no_such_seat_is_404_and_a_free_seat_409(compass, clients):
     screen = table(compass, clients)
     assert screen.post("/table-release/99").status_code == 404
     assert screen.post("/table-release/2").status_code == 409
+
+
+def test_the_next_legs_route_never_reaches_the_previous_keepers_reply(compass, clients):
+    """Who may read a reply is decided after the command, from the state it produced:
+    the totals that end leg 1 start leg 2, whose route is for seat 2 (its keeper) only."""
+    keeper, captain, next_keeper = (clients(compass) for _ in range(3))
+    for seat, phone in ((1, keeper), (2, captain), (3, next_keeper)):
+        assert phone.get(f"/join/{compass.seats.seats[seat].token}").status_code == 303
+    json = {"accept": "application/json"}
+    sent = captain.post("/seat/2/command", headers=json,
+                        data={"control": "send", "a": "E", "b": "S", "c": "N", "d": "W"})
+    assert sent.status_code == 200 and sent.json()["accepted"]
+    totals = keeper.post("/seat/1/command", headers=json,
+                         data={"control": "feedback", "anchors": "4", "clockwise": "0"})
+    assert totals.status_code == 200 and totals.json()["accepted"]
+    reply = totals.json()
+    assert "Leg 2 of 3" in " ".join(reply["public"])
+    assert not any("N E S W" in line or "NESW" in line for line in reply["private"]), reply["private"]
+    assert "N E S W" not in keeper.get("/seat/1").text
+    leg2_keeper = 2 if "N E S W" in captain.get("/seat/2").text else 3
+    assert "N E S W" in (captain if leg2_keeper == 2 else next_keeper).get(f"/seat/{leg2_keeper}").text
