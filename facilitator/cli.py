@@ -51,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="serve the table screen and private seat screens (a local web app)")
     play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
     play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
+    play.add_argument("--host", metavar="ADDRESS",
+                      help="with --screens --lan: the address phones use (default: this machine's LAN address)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")

@@ -78,7 +78,31 @@ class Machine(Protocol):
         """Create ``directory`` if needed and write, fsync and remove a file there."""
         ...
 
+    def audio_group(self) -> tuple[bool, bool]:
+        import grp
+
+        try:
+            group = grp.getgrnam("audio")
+        except KeyError:
+            return False, False
+        import getpass
+
+        return True, group.gr_gid in os.getgroups() or getpass.getuser() in group.gr_mem
+
+    def lan_address(self) -> str | None:
+        from .screens.server import lan_address
+
+        return lan_address()
+
     def free_disk_mb(self, directory: Path) -> int: ...
+
+    def audio_group(self) -> tuple[bool, bool]:
+        """(the system has an ``audio`` group, this user is in it)."""
+        ...
+
+    def lan_address(self) -> str | None:
+        """This machine's address on the local network (None: not on one)."""
+        ...
 
 
 def bar(levels: Sequence[float]) -> str:
@@ -106,8 +130,11 @@ class Doctor:
                  input_device: str | None = None, output_device: str | None = None,
                  vosk_model: Path | None = None, settings_problem: str | None = None,
                  level_seconds: float = LEVEL_SECONDS, test_phrase: str = "",
-                 listen: bool = True, speak: bool = True) -> None:
+                 listen: bool = True, speak: bool = True, screens: Any = None) -> None:
+        """``screens``: the settings' ``[screens]`` (``settings.Screens``), for the
+        address phones should use."""
         self.machine = machine
+        self.screens = screens
         self.settings_path = settings_path
         self.data_directory = data_directory
         self.input_device = input_device
@@ -121,7 +148,8 @@ class Doctor:
 
     def checks(self, progress: Callable[[Check], None] | None = None) -> list[Check]:
         out: list[Check] = []
-        for check in (self.settings, *self.audio(), self.espeak, self.recognizer, self.data, self.memory):
+        for check in (self.settings, *self.audio(), self.audio_group, self.espeak, self.recognizer, self.data,
+                      self.memory, self.phones):
             found = check() if callable(check) else check
             out.append(found)
             if progress is not None:
@@ -234,6 +262,34 @@ class Doctor:
             return Check("data directory", False, f"{directory}: only {free} MiB free",
                          "free some space on that disk (game logs are small, but they need room)")
         return Check("data directory", True, f"{directory} is writable ({free} MiB free)")
+
+    def audio_group(self) -> Check:
+        """A service started at boot, before anyone logs in, reaches the sound devices
+        only through the ``audio`` group (a login session gets them from logind)."""
+        exists, member = self.machine.audio_group()
+        if not exists:
+            return Check("audio group", True, "this system has no audio group; devices are reached as the user")
+        if member:
+            return Check("audio group", True, "you are in the audio group (the service reaches the devices at boot)")
+        return Check("audio group", None, "you are not in the audio group: the service may not reach the "
+                                          "microphone or speaker before anyone logs in",
+                     "sudo usermod -aG audio $USER (then log in again)")
+
+    def phones(self) -> Check:
+        """The address phones open to join (the screens' join links and QR codes)."""
+        screens = self.screens
+        port = getattr(screens, "port", 8000) or 8000
+        lan = bool(getattr(screens, "lan", False))
+        host = getattr(screens, "host", None) or self.machine.lan_address()
+        if host is None:
+            return Check("phones", None if lan else True,
+                         "this machine has no network address: phones can join only on this machine",
+                         "connect it to the table's Wi-Fi, or set screens.host" if lan else None)
+        where = f"http://{host}:{port}/"
+        if lan:
+            return Check("phones", True, f"phones on this network join at {where} (the QR codes say so)")
+        return Check("phones", True, f"screens serve this machine only (screens.lan = false); with "
+                                     f"screens.lan = true, phones would join at {where}")
 
     def memory(self) -> Check:
         available, total = self.machine.memory_mb()
@@ -377,6 +433,22 @@ class SystemMachine:
             f.flush()
             os.fsync(f.fileno())
         probe.unlink()
+
+    def audio_group(self) -> tuple[bool, bool]:
+        import grp
+
+        try:
+            group = grp.getgrnam("audio")
+        except KeyError:
+            return False, False
+        import getpass
+
+        return True, group.gr_gid in os.getgroups() or getpass.getuser() in group.gr_mem
+
+    def lan_address(self) -> str | None:
+        from .screens.server import lan_address
+
+        return lan_address()
 
     def free_disk_mb(self, directory: Path) -> int:
         return int(shutil.disk_usage(directory).free // 2**20)

@@ -82,7 +82,26 @@ class GameStore:
     def put_aside(self, log: Path) -> None:
         """Never offer ``log`` again (the file itself is kept)."""
         names = self.set_aside() | {log.name}
-        self.table.write(LOBBY_DOC, {"set_aside": sorted(names)})
+        document = self.table.read(LOBBY_DOC)
+        document["set_aside"] = sorted(names)
+        self.table.write(LOBBY_DOC, document)
+
+    def mark_playing(self, log: Path | None) -> None:
+        """Note the game being played now (None: the lobby), so that a table service
+        with screens that stops mid-game (a crash, a power cut) comes back into it."""
+        document = self.table.read(LOBBY_DOC)
+        if log is None:
+            if "playing" not in document:
+                return
+            document.pop("playing")
+        else:
+            document["playing"] = log.name
+        self.table.write(LOBBY_DOC, document)
+
+    def playing(self) -> str | None:
+        """The log name of the game a table service was playing when it stopped."""
+        name = self.table.read(LOBBY_DOC).get("playing")
+        return str(name) if isinstance(name, str) else None
 
     def unfinished(self, warn: Callable[[str], None] | None = None) -> Unfinished | None:
         """The newest game log that is not over and not set aside."""
@@ -119,8 +138,9 @@ class GameStore:
 
 
 class _LobbyRules:
-    """The little the listen loop asks of a referee, for the lobby."""
+    """The little the listen loop (and the screens) ask of a referee, for the lobby."""
 
+    name = "lobby"
     queries = QUERIES
 
     def runtime_lists(self, state: Any) -> RuntimeLists:
@@ -131,8 +151,12 @@ class Lobby:
     """One table's lobby; ``chosen`` is the game to play next, once one is chosen."""
 
     def __init__(self, store: GameStore, settings: Settings | None = None, *, seed: int | None = None,
-                 private_path: Path | None = None, needs_private_check: bool = False,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 private_path: Path | None = None,
+                 warn: Callable[[str], None] | None = None, quit_stops: bool = True,
+                 screens: bool = False) -> None:
+        """``quit_stops``: False in the table service, where "quit" in the lobby stops
+        nothing (its owner stops the service).  ``screens``: the seat screens carry
+        hidden information, so no game needs a private file."""
         self.store = store
         self.settings = settings or Settings()
         self.grammar = load_grammar("lobby")
@@ -141,7 +165,8 @@ class Lobby:
         self.state: Any = None
         self.seed = seed
         self.private_path = private_path
-        self.needs_private_check = needs_private_check
+        self.screens = screens
+        self.quit_stops = quit_stops
         self.warn = warn or (lambda message: None)
         self.chosen: Session | None = None
         self.closed = False
@@ -171,7 +196,7 @@ class Lobby:
         """Whether a consequential voice command would do something now (then it is confirmed)."""
         if command.intent == "new game":
             return self.offer is not None
-        return command.intent == "quit"
+        return command.intent == "quit" and self.quit_stops
 
     def execute(self, command: Command) -> Reply:
         intent = command.intent
@@ -180,6 +205,8 @@ class Lobby:
             return Reply(public=list(self.last_public or [self.phrases.say("nothing-to-repeat")]),
                          command=command)
         if intent == "quit":
+            if not self.quit_stops:
+                return self._say(reply, [self.phrases.say("lobby-stays")])
             self.closed = True
             reply.quit = True
             return self._say(reply, [self.phrases.say("goodbye")])
@@ -267,7 +294,7 @@ class Lobby:
         flags = {k: v for k, v in preset.items() if k != "players"}
         try:
             options = referee.parse_options(flags)
-            check_private(referee.name, options, self.private_path, screens=False)
+            check_private(referee.name, options, self.private_path, screens=self.screens)
         except OptionsError:
             return self._say(reply, [self.phrases.say("lobby-needs-private", game=_cap(name))])
         log = self.store.new_log(referee.name)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import DeviceError, InUseError, LogError, SpeechError, WriteError
+from .errors import DeviceError, InUseError, LogError, OptionsError, SpeechError, WriteError
 from .grammar import load_grammar
 from .lobby import GameStore, Lobby
 from .locks import lock_data_dir
@@ -54,7 +54,14 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="write the assistant's speech as WAV files in DIR instead of playing it")
     serve.add_argument("--service", action="store_true",
                        help="run as a service: a missing microphone or speaker exits 1 (systemd retries) "
-                            "instead of falling back to typed lines")
+                            "instead of falling back to typed lines; \"quit\" in the lobby stops nothing")
+    serve.add_argument("--screens", action="store_true", default=None,
+                       help="serve the table screen and the players' phones for the life of the service")
+    serve.add_argument("--lan", action="store_true", default=None,
+                       help="with --screens: phones on the local network can join")
+    serve.add_argument("--port", type=int, help="with --screens: the port (default 8000)")
+    serve.add_argument("--host", metavar="ADDRESS",
+                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
 
 
 def run(args: argparse.Namespace, settings: Settings, stdin: IO[bytes] | None = None,
@@ -105,12 +112,37 @@ def _say_once(args: argparse.Namespace, sentence: str, out: IO[str]) -> None:
 
 def _run(args: argparse.Namespace, settings: Settings, store: GameStore, stdin: IO[bytes] | None,
          out: IO[str], err: IO[str], warn: Callable[[str], None]) -> int:
-    if args.text:
-        lobby = Lobby(store, settings, seed=args.seed, private_path=args.private, warn=warn)
-        return run_text(lobby, stdin if stdin is not None else sys.stdin.buffer, out)
+    screens_on = bool(args.screens) if args.screens is not None else settings.screens.enabled
+    if not screens_on:
+        for flag in ("lan", "port", "host"):
+            if getattr(args, flag, None) not in (None, False):
+                raise OptionsError(f"--{flag} is for the screens: add --screens (or screens.enabled = true)")
+    quit_stops = not args.service or settings.service.quit_stops
     lobby = Lobby(store, settings, seed=args.seed, private_path=args.private,
-                  needs_private_check=True, warn=warn)
-    return run_voice(lobby, args, out, err, warn)
+                  warn=warn, quit_stops=quit_stops, screens=screens_on)
+    screens = None
+    if screens_on:
+        from .lobby_screens import TableScreens
+
+        args.lan = args.lan if args.lan is not None else settings.screens.lan
+        args.port = args.port if args.port is not None else settings.screens.port
+        args.host = args.host or settings.screens.host
+        screens = TableScreens(lobby, args, err)
+    try:
+        if args.text:
+            return _text(lobby, screens, stdin if stdin is not None else sys.stdin.buffer, out)
+        return run_voice(lobby, args, out, err, warn, screens)
+    finally:
+        if screens is not None:
+            screens.stop()
+
+
+def _text(lobby: Lobby, screens: Any, stream: IO[bytes], out: IO[str]) -> int:
+    if screens is None:
+        return run_text(lobby, stream, out)
+    from .lobby_screens import run_text as run_text_with_screens
+
+    return run_text_with_screens(lobby, screens, stream, out)
 
 
 def _show(reply: Reply, out: IO[str]) -> None:
@@ -181,7 +213,7 @@ class _SharedStream:
 
 
 def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str],
-              warn: Callable[[str], None]) -> int:
+              warn: Callable[[str], None], screens: Any = None) -> int:
     """The lobby and its games by voice; with no microphone or speaker, by typed lines.
 
     ``--audio-in FILE.wav`` hears a recording instead of the microphone and
@@ -208,7 +240,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             speaker = tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
         if recording is None:
-            return _no_device(lobby, str(exc), args, out, err)
+            return _no_device(lobby, str(exc), args, out, err, screens)
         warn(f"{exc}; announcements are printed only")
         speaker = PrintedOnly(voice)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn, second_engine=args.second_engine)
@@ -216,7 +248,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         source = recording or MicSource(device=args.input_device)
     except DeviceError as exc:
         _close(speaker)
-        return _no_device(lobby, str(exc), args, out, err)
+        return _no_device(lobby, str(exc), args, out, err, screens)
     stream = _SharedStream(source)
     gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     captions = StreamCaptions(out)
@@ -230,6 +262,8 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
     relay = _Relay()
     stop_ptt: Callable[[], None] = _nothing
+    if screens is not None:   # clicks go to whichever loop runs now, which speaks their replies
+        screens.hub.dispatch = relay.submit_text
     try:
         if args.push_to_talk:
             from .speech import push_to_talk
@@ -240,14 +274,23 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
             read_lines(sys.stdin, relay, tap_on_empty=False)   # typed lines still work
         opening = lobby.opening().public
+        shown = False
+        if screens is not None:   # back into the game a crash interrupted, if any
+            screens.show(lobby, opening)
+            opening = opening + screens.back_into(lobby)
+            shown = True
         while True:
-            relay.loop = loop_for(lobby, relay.loop)
+            if screens is not None and not shown:
+                screens.show(lobby, opening)
+            shown = False
+            relay.loop = loop_for(screens.hub.shared if screens is not None else lobby, relay.loop)
             relay.loop.announce(opening)
             relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             if not lobby.over or lobby.closed or stream.ended:
                 return 0
             session = lobby.take()
-            relay.loop = loop_for(session, relay.loop)   # the game's opening was said by the lobby
+            # the game's opening was said by the lobby
+            relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
             try:
                 relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             except (WriteError, LogError) as exc:   # the disk failed: say so, keep the lobby up
@@ -270,13 +313,14 @@ def _close(speaker: Any) -> None:
         synthesizer.close()
 
 
-def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def _no_device(lobby: Lobby, reason: str, args: argparse.Namespace, out: IO[str], err: IO[str],
+               screens: Any = None) -> int:
     if args.service:
         print(f"facilitator: {reason}; exiting so that the service starts again "
               "(check the devices with: facilitator doctor)", file=err, flush=True)
         return 1
     print(f"facilitator: {reason}; continuing in text mode: type each command on a line", file=err)
-    return run_text(lobby, sys.stdin.buffer, out)
+    return _text(lobby, screens, sys.stdin.buffer, out)
 
 
 def _nothing() -> None:

@@ -12,6 +12,8 @@ range or malformed TOML is refused with the file, the line and the reason
     [devices]   input, output
     [listening] recognizer, vosk_model, gate, push_to_talk, second_engine
     [data]      directory
+    [screens]   enabled, lan, port, host (``serve`` with the table and seat screens)
+    [service]   quit_stops
     [games.GAME] players, and the game's options (mode, keeper, pool, extra)
 """
 
@@ -88,6 +90,25 @@ class Listening:
 
 
 @dataclass(frozen=True)
+class Screens:
+    """``serve``'s screens: on or off, the local network too, the port (0: any free
+    one), and the address phones use (None: this machine's address on the network)."""
+
+    enabled: bool = False
+    lan: bool = False
+    port: int = 8000
+    host: str | None = None
+
+
+@dataclass(frozen=True)
+class Service:
+    """The table service: whether "quit" in the lobby stops ``serve --service``
+    (by default only its owner stops it, with systemctl)."""
+
+    quit_stops: bool = False
+
+
+@dataclass(frozen=True)
 class Settings:
     speech: Speech = field(default_factory=Speech)
     devices: Devices = field(default_factory=Devices)
@@ -97,6 +118,8 @@ class Settings:
     games: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: the file these came from (None: defaults, no file)
     source: Path | None = None
+    screens: Screens = field(default_factory=Screens)
+    service: Service = field(default_factory=Service)
 
     def game_defaults(self, game: str) -> dict[str, Any]:
         return dict(self.games.get(game, {}))
@@ -195,7 +218,7 @@ class _Validator:
         return value
 
     def settings(self, data: dict[str, Any]) -> Settings:
-        top = ("speech", "devices", "listening", "data", "games")
+        top = ("speech", "devices", "listening", "data", "games", "screens", "service")
         for key in data:
             if key not in top:
                 line = self.line_of(key) or self._top_key_line(key)
@@ -221,9 +244,22 @@ class _Validator:
         )
         if listening.recognizer == "vosk" and listening.vosk_model is None:
             raise self.fail("listening", "recognizer", "vosk needs listening.vosk_model (a model directory)")
+        sc = self.section(data, "screens", tuple(f.name for f in fields(Screens)))
+        sv = self.section(data, "service", tuple(f.name for f in fields(Service)))
+        screens = Screens(enabled=self.flag(sc, "screens", "enabled", Screens.enabled),
+                          lan=self.flag(sc, "screens", "lan", Screens.lan),
+                          port=self.number(sc, "screens", "port", int, 0, 65535, Screens.port),
+                          host=self.text(sc, "screens", "host"))
+        service = Service(quit_stops=self.flag(sv, "service", "quit_stops", Service.quit_stops))
         directory = self.text(da, "data", "directory")
         return Settings(speech, devices, listening, Path(directory).expanduser() if directory else None,
-                        self.games(data.get("games", {})), self.path)
+                        self.games(data.get("games", {})), self.path, screens, service)
+
+    def flag(self, table: dict[str, Any], name: str, key: str, default: bool) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(name, key, f"must be true or false, not {value!r}")
+        return value
 
     def _top_key_line(self, key: str) -> int | None:
         for number, line in enumerate(self.lines, 1):
@@ -371,6 +407,10 @@ def render(settings: Settings) -> str:
     out += ["", "[listening]"]
     out += [entry(f.name, getattr(settings.listening, f.name)) for f in fields(Listening)]
     out += ["", "[data]", entry("directory", settings.data_directory)]
+    out += ["", "[screens]"]
+    out += [entry(f.name, getattr(settings.screens, f.name)) for f in fields(Screens)]
+    out += ["", "[service]"]
+    out += [entry(f.name, getattr(settings.service, f.name)) for f in fields(Service)]
     for game, preset in sorted(settings.games.items()):
         out += ["", f"[games.{game}]"] + [entry(k, v) for k, v in sorted(preset.items())]
     return "\n".join(out) + "\n"
@@ -397,6 +437,15 @@ second_engine = "auto"       # auto, off, verify or always: Whisper beside pocke
 
 [data]
 # directory = "~/facilitator-data"   # logs, records; default: the platform's data directory
+
+[screens]
+enabled = false              # serve: the table screen and the players' phones
+lan = false                  # true: phones on the local network can join
+port = 8000
+# host = "192.168.1.20"      # the address phones use (default: this machine's, found by itself)
+
+[service]
+quit_stops = false           # true: "quit" in the lobby stops the service (else only systemctl does)
 
 [games.compass-code]
 players = 4

@@ -15,9 +15,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 UNIT_NAME = "facilitator.service"
 
@@ -53,9 +54,33 @@ def _quote(arg: str) -> str:
     return f'"{escaped}"'
 
 
+def start_problem(settings: Any) -> str | None:
+    """Why ``serve --service`` with these settings would exit 2 at every start (systemd
+    would then restart it every 10 s forever), or None."""
+    listening = settings.listening
+    if listening.gate == "push-to-talk":
+        from .errors import OptionsError
+        from .speech.push_to_talk import check_available
+
+        if listening.push_to_talk == "key":
+            return ("push-to-talk on 'key' needs a terminal, and a service has none: set "
+                    "listening.push_to_talk = \"gpio:PIN\" or \"evdev:DEVICE\", or another listening.gate")
+        try:
+            check_available(listening.push_to_talk)
+        except OptionsError as exc:
+            return f"the service could not start: {exc}"
+    return None
+
+
+def _environment_line(name: str, value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+    return f'Environment="{name}={escaped}"'
+
+
 def unit_text(command: Sequence[str], *, config: Path | None = None, data_dir: Path | None = None,
-              extra_args: Sequence[str] = ()) -> str:
-    """The unit file: ``command serve`` with the given settings file and data directory."""
+              extra_args: Sequence[str] = (), environment: Mapping[str, str] | None = None) -> str:
+    """The unit file: ``command serve`` with the given settings file and data directory;
+    ``environment`` (e.g. ``FACILITATOR_CONFIG``) is carried into the service."""
     args = [*command, "serve", "--service"]
     if config is not None:
         args += ["--config", str(config)]
@@ -63,10 +88,12 @@ def unit_text(command: Sequence[str], *, config: Path | None = None, data_dir: P
         args += ["--data-dir", str(data_dir)]
     args += list(extra_args)
     exec_start = " ".join(_quote(a) for a in args)
+    carried = "".join(_environment_line(k, v) + "\n" for k, v in sorted((environment or {}).items()))
     return f"""\
 [Unit]
 Description=facilitator, the voice referee for party games (lobby on the microphone)
-After=sound.target
+# after the user's sound server, where there is one (PipeWire or PulseAudio)
+After=sound.target pipewire.service pipewire-pulse.service wireplumber.service pulseaudio.service
 # never give up: a microphone plugged in late is found at the next try
 StartLimitIntervalSec=0
 
@@ -77,7 +104,7 @@ Restart=on-failure
 RestartSec=10
 # captions and messages go straight to the journal: journalctl --user -u facilitator
 Environment=PYTHONUNBUFFERED=1
-# the lobby listens; without a terminal, stdin is empty
+{carried}# the lobby listens; without a terminal, stdin is empty
 StandardInput=null
 
 [Install]

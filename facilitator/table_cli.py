@@ -38,6 +38,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                      help="show the unit without installing it")
     svc.add_argument("--config", type=Path, metavar="PATH", help="settings file the service uses")
     svc.add_argument("--data-dir", type=Path, help="data directory the service uses")
+    svc.add_argument("--screens", action="store_true",
+                     help="the service also serves the table screen and the players' phones")
+    svc.add_argument("--lan", action="store_true", help="with --screens: phones on the local network can join")
+    svc.add_argument("--port", type=int, help="with --screens: the port (default 8000)")
 
 
 def load_settings(path: Path | None) -> settings_mod.Settings:
@@ -84,7 +88,14 @@ def _settings(args: argparse.Namespace) -> int:
         return 0
     loaded = settings_mod.load(path)
     if args.action == "check":
+        from . import systemd_unit
+
+        problem = systemd_unit.start_problem(loaded)
+        if problem is not None and systemd_unit.unit_path().exists():
+            raise OptionsError(f"{path}: {problem}")
         print(f"{path}: valid" if path.exists() else f"{path}: no file; defaults are used")
+        if problem is not None:
+            print(f"note: {problem}", file=sys.stderr)
         return 0
     print(f"# {path}" + ("" if path.exists() else " (no file: these are the defaults)"))
     sys.stdout.write(settings_mod.render(loaded))
@@ -112,23 +123,37 @@ def _doctor(args: argparse.Namespace) -> int:
                     vosk_model=args.vosk_model, settings_problem=problem,
                     level_seconds=args.seconds or 3.0,
                     test_phrase=load_grammar("lobby").responses["doctor-test"],
-                    listen=not args.quiet, speak=not args.quiet)
+                    listen=not args.quiet, speak=not args.quiet, screens=loaded.screens)
     checks = doctor.checks(progress=lambda check: show(check, sys.stdout))
     return report(checks, sys.stdout)
 
 
 def _install_service(args: argparse.Namespace) -> int:
+    import os
+
     from . import systemd_unit
 
+    loaded = settings_mod.load(args.config)
+    problem = systemd_unit.start_problem(loaded)
+    if problem is not None:   # the unit would restart every 10 s forever
+        raise OptionsError(f"{loaded.source or 'the settings'}: {problem}")
+    extra: list[str] = []
+    if args.screens:
+        extra.append("--screens")
+        if args.lan:
+            extra.append("--lan")
+        if args.port is not None:
+            if not 0 <= args.port <= 65535:
+                raise OptionsError(f"--port takes 0 to 65535, not {args.port}")
+            extra += ["--port", str(args.port)]
+    environment = {settings_mod.ENV: os.environ[settings_mod.ENV]} \
+        if os.environ.get(settings_mod.ENV) and args.config is None else {}
     text = systemd_unit.unit_text(systemd_unit.executable(), config=args.config.resolve() if args.config else None,
-                             data_dir=args.data_dir.resolve() if args.data_dir else None)
+                                  data_dir=args.data_dir.resolve() if args.data_dir else None,
+                                  extra_args=extra, environment=environment)
     if args.print_only:
         sys.stdout.write(text)
         return 0
-    loaded = settings_mod.load(args.config)
-    if loaded.listening.gate == "push-to-talk" and loaded.listening.push_to_talk == "key":
-        print("facilitator: note: push-to-talk 'key' needs a terminal; a service needs "
-              "listening.push_to_talk = \"gpio:PIN\" or \"evdev:DEVICE\"", file=sys.stderr)
     done = systemd_unit.install(text, systemd_unit.unit_path())
     for note in done.notes:
         print(note)

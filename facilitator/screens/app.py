@@ -8,7 +8,12 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
-* ``POST /table/release/{n}`` frees a seat; ``POST /table-command`` makes the moves a game makes from the table screen.
+* ``POST /table-release/{n}`` frees a seat (a new link for it; 404 for no such seat);
+  ``POST /table-command`` makes the moves a game makes from the table screen.
+
+Every request passes ``guard``'s checks first: bodies are limited before they are
+read, and a state-changing request from another origin's page is refused.  Wrong
+short codes are limited per client address (``guard.CodeTries``).
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import controls as ctl
+from .guard import BodyLimit, CodeTries, SameOrigin
 from .hub import Hub
+from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game, waiting_seat_view
 from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
@@ -57,13 +64,17 @@ def _environment() -> Environment:
 class Screens:
     """The app and what it serves from: the hub (session) and the seats."""
 
-    def __init__(self, hub: Hub, seats: Seats) -> None:
+    def __init__(self, hub: Hub, seats: Seats, tries: CodeTries | None = None) -> None:
         self.hub = hub
         self.seats = seats
+        self.tries = tries or CodeTries()
+        #: the address phones use (the server sets it): join links and QR codes are built
+        #: on it, never on the address the table screen happened to be opened at
+        self.base_url: str | None = None
         self.env = _environment()
         self.closing = False
         static = StaticFiles(packages=[("facilitator.screens", "static")])
-        self.app = Starlette(routes=[
+        self.routes = Starlette(routes=[
             Route("/", self.home),
             Route("/table/{key}", self.open_table),
             Route("/table", self.table),
@@ -78,11 +89,17 @@ class Screens:
             Route("/seat/{seat:int}/check", self.check),
             Mount("/static", static, name="static"),
         ])
+        self.app = BodyLimit(SameOrigin(self.routes))
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("page", self.page())
         html = self.env.get_template(template).render(**context)
         return HTMLResponse(html, status_code=http_status, headers=_NO_STORE)
+
+    def page(self) -> str:
+        """What the screens show now: the lobby or a game (a page of another kind reloads)."""
+        return str(self.hub.session.referee.name)
 
     def refused(self, reason: str, http_status: int = 403) -> HTMLResponse:
         return self.render("refused.html", http_status, reason=reason)
@@ -102,12 +119,17 @@ class Screens:
         return response
 
     def _table_context(self, request: Request) -> dict[str, Any]:
-        return table_view(self.hub, self.seats, str(request.base_url))
+        base = self.base_url or str(request.base_url)
+        if is_lobby(self.hub):
+            return lobby_table_view(self.hub, self.seats, base)
+        return table_view(self.hub, self.seats, base)
 
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        return self.render("table.html", **self._table_context(request))
+        with self.hub.lock:
+            template = "lobby_table.html" if is_lobby(self.hub) else "table.html"
+            return self.render(template, **self._table_context(request))
 
     async def table_events(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -116,7 +138,8 @@ class Screens:
 
     def _table_regions(self, request: Request) -> dict[str, str]:
         context = self._table_context(request)
-        return {"live": self.env.get_template("table_live.html").render(**context),
+        live = "lobby_live.html" if is_lobby(self.hub) else "table_live.html"
+        return {"live": self.env.get_template(live).render(**context),
                 "said": self.env.get_template("said.html").render(**context)}
 
     async def table_command(self, request: Request) -> Response:
@@ -124,14 +147,21 @@ class Screens:
             return self.refused("refused-table")
         values = await _form(request)
         with self.hub.lock:
-            control = ctl.find(ctl.table_controls(self.hub.session), values.get("control", ""))
+            offered = lobby_controls(self.hub.session) if is_lobby(self.hub) \
+                else ctl.table_controls(self.hub.session)
+            control = ctl.find(offered, values.get("control", ""))
         return await self._run(request, control, values, "/table", lambda: frozenset())
 
     async def release(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        self.hub.release(request.path_params["seat"])
-        return _done(request, "/table", {"released": request.path_params["seat"]})
+        seat = int(request.path_params["seat"])
+        outcome = self.hub.release(seat)
+        if outcome == "seat-unknown":
+            return self.refused("refused-no-seat", 404)
+        if outcome == "seat-not-held":
+            return self.refused("refused-not-held", 409)
+        return _done(request, "/table", {"released": seat})
 
     # -- joining -----------------------------------------------------------------------
     async def join(self, request: Request) -> Response:
@@ -140,11 +170,15 @@ class Screens:
     async def join_code(self, request: Request) -> Response:
         if request.method == "GET":
             return self.render("join.html")
+        client = request.client.host if request.client is not None else ""
+        if not self.tries.allowed(client):
+            return self.refused("refused-tries", 429)
         values = await _form(request)
-        token = self.seats.token_of_code(values.get("code", ""))
-        if token is None:
+        seat = self.seats.seat_of_code(values.get("code", ""))
+        if seat is None:
+            self.tries.wrong(client)
             return self.refused("refused-token", 404)
-        return self._claim(token)
+        return self._claim(seat.token)
 
     def _claim(self, token: str) -> Response:
         if self.seats.seat_of_token(token) is None:
@@ -167,7 +201,10 @@ class Screens:
         number = self._holds(request)
         if number is None:
             return self.refused("refused-seat")
-        return self.render("seat.html", **seat_view(self.hub, number))
+        with self.hub.lock:
+            if not seat_in_game(self.hub, number):
+                return self.render("lobby_seat.html", **waiting_seat_view(self.hub, number))
+            return self.render("seat.html", **seat_view(self.hub, number))
 
     async def seat_events(self, request: Request) -> Response:
         number = self._holds(request)
@@ -177,6 +214,10 @@ class Screens:
         def regions() -> dict[str, str]:
             if not self.seats.holds(number, request.cookies.get(cookie_name(number))):
                 raise _Released
+            if not seat_in_game(self.hub, number):
+                waiting = waiting_seat_view(self.hub, number)
+                return {"live": self.env.get_template("lobby_seat_live.html").render(**waiting),
+                        "said": self.env.get_template("said.html").render(**waiting)}
             context = seat_view(self.hub, number)
             return {region: self.env.get_template(name).render(**context)
                     for region, name in SEAT_REGIONS.items()}
@@ -188,7 +229,8 @@ class Screens:
             return self.refused("refused-seat")
         values = await _form(request)
         with self.hub.lock:
-            control = ctl.find(ctl.seat_controls(self.hub.session, number), values.get("control", ""))
+            offered = ctl.seat_controls(self.hub.session, number) if seat_in_game(self.hub, number) else []
+            control = ctl.find(offered, values.get("control", ""))
 
         def audiences() -> frozenset[Any]:
             return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
@@ -201,6 +243,8 @@ class Screens:
             return self.refused("refused-seat")
         control_id, value = request.query_params.get("control", ""), request.query_params.get("value", "")
         with self.hub.lock:
+            if not seat_in_game(self.hub, number):
+                return JSONResponse({"error": "no-check-now"}, status_code=409)
             session = self.hub.session
             found = ctl.check_field(ctl.seat_controls(session, number), control_id)
             if found is None:
@@ -243,11 +287,12 @@ class Screens:
                 if self.hub.version != seen:
                     seen = self.hub.version
                     try:
-                        payload = regions()
+                        with self.hub.lock:
+                            page, payload = self.page(), regions()
                     except _Released:
                         yield "event: released\ndata: {}\n\n"
                         return
-                    yield f"data: {json.dumps({'version': seen, 'regions': payload})}\n\n"
+                    yield f"data: {json.dumps({'version': seen, 'page': page, 'regions': payload})}\n\n"
                     idle = 0.0
                 elif idle >= KEEPALIVE_SECONDS:
                     yield ": keep-alive\n\n"

@@ -69,13 +69,38 @@ class Hub:
         self._tickets: list[_Ticket] = []
         #: in text play, where a clicked command's reply is printed (stdout), like a typed one's
         self.echo: Callable[[Reply], None] | None = None
+        #: a "quit" was applied (by any caller): the table service goes back to the lobby
+        self.quit_requested = False
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
+    def switch(self, session: Any, public: Sequence[str] = ()) -> None:
+        """The table service moves from the lobby to a game or back: the screens show
+        ``session`` from now on (its private messages rebuilt from its log), and
+        ``public`` is announced.  Seats, links and the announcements so far stay."""
+        with self._changed:
+            self.session = session
+            self.quit_requested = False
+            self.private = []
+            log = getattr(session, "log", None)
+            path = log.path if log is not None else None
+            if path is not None and path.exists():
+                events = read_log(path).events
+                if events:
+                    self.private = private_history(session, events)
+            names = getattr(getattr(session, "state", None), "names", None)
+            if names:
+                self.seats.ensure(len(names))
+            self.announcements.extend(public)
+            self.announced += len(public)
+            del self.announcements[:-KEPT_ANNOUNCEMENTS]
+            self.touch()
+
     def _load_history(self, opening: Reply) -> None:
         """Private messages since the game began: from the opening reply, or, for a
         resumed game, by folding the log again (pure referee calls, nothing written)."""
-        path = self.session.log.path
+        log = getattr(self.session, "log", None)   # the lobby has none
+        path = log.path if log is not None else None
         events: list[Event] = []
         if path is not None and path.exists():
             events = read_log(path).events
@@ -174,8 +199,12 @@ class SharedSession:
     in the session's place."""
 
     def __init__(self, session: Session, hub: Hub) -> None:
-        self._session = session
         self._hub = hub
+
+    @property
+    def _session(self) -> Any:
+        """Whatever the hub shows now (a game, or the table service's lobby)."""
+        return self._hub.session
 
     def handle(self, text: str) -> Reply:
         with self._hub.lock:
@@ -184,6 +213,7 @@ class SharedSession:
                 reply = self._release(command)
             else:
                 reply = self._session.handle(text)
+            self._hub.quit_requested = self._hub.quit_requested or reply.quit
             self._hub.record(reply)
             self._hub.settle(text, reply)
         return reply
@@ -194,6 +224,7 @@ class SharedSession:
                 reply = self._release(command)
             else:
                 reply = self._session.execute(command)
+            self._hub.quit_requested = self._hub.quit_requested or reply.quit
             self._hub.record(reply)
         return reply
 

@@ -3,6 +3,9 @@
 The web server runs in a background thread; the main thread keeps play (stdin in
 text mode, the listen loop in voice mode).  Both go through the hub's one lock.
 The table screen's address goes to stderr (stdout stays the announcements).
+With a log, the seats are kept in the data directory for that game, so
+``play --screens --resume LOG`` serves the same links, table key and seat cookies:
+open pages reconnect by themselves.
 """
 
 from __future__ import annotations
@@ -12,15 +15,21 @@ import sys
 from typing import IO, cast
 
 from ..session import Reply, Session
-from .server import ScreenServer, ScreenSettings
+from .server import ScreenServer, ScreenSettings, store_for
 
 
 def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace,
                       err: IO[str] | None = None) -> int:
     err = err or sys.stderr
-    server = ScreenServer(session, opening, ScreenSettings(lan=bool(args.lan), port=int(args.port)))
+    log = session.log.path
+    settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None))
+    server = ScreenServer(session, opening, settings,
+                          store=store_for(session.table.directory) if log is not None else None,
+                          owner=f"play:{log.resolve()}" if log is not None else "")
     server.start()
     print(f"facilitator: table screen: open {server.table_url}", file=err, flush=True)
+    if server.seats.unsaved:
+        print(f"facilitator: {server.seats.unsaved}", file=err, flush=True)
     shared = cast(Session, server.hub.shared)   # the session behind the hub's lock
     try:
         if args.text:

@@ -3,15 +3,19 @@
 uvicorn runs the app in a daemon thread with its own event loop; play (stdin or
 the voice loop) keeps the main thread.  Both reach the session only through the
 hub's ``SharedSession`` and its one lock.  The server binds to loopback unless
-``--lan`` is given.
+``--lan`` is given; then the address it prints, and every join link and QR code,
+is the machine's address on the local network (``--host`` names it), never a
+loopback address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import uvicorn
 
@@ -19,7 +23,7 @@ from ..errors import OptionsError
 from ..session import Reply, Session
 from .app import Screens
 from .hub import Hub
-from .seats import Seats
+from .seats import STORE_NAME, Seats
 
 LOOPBACK = "127.0.0.1"
 EVERYWHERE = "0.0.0.0"
@@ -31,18 +35,26 @@ START_SECONDS = 20.0
 class ScreenSettings:
     lan: bool = False
     port: int = DEFAULT_PORT   # 0: any free port
+    host: str | None = None    # the address phones use (default: found from the interfaces)
 
 
 class ScreenServer:
     """The hub, the seats and the running web server of one game."""
 
-    def __init__(self, session: Session, opening: Reply, settings: ScreenSettings) -> None:
-        self.seats = Seats(len(session.state.names))
+    def __init__(self, session: Session, opening: Reply, settings: ScreenSettings,
+                 store: Path | None = None, owner: str = "", seat_count: int | None = None) -> None:
+        """``store``: where the seats are kept for the table session named ``owner``
+        (see ``Seats``); None keeps them in memory only.  ``seat_count``: the seats
+        to offer when ``session`` has no players (the table service's lobby)."""
+        self.settings = settings
+        self.host = public_host(settings)   # before binding: a --lan without an address is refused
+        count = seat_count if seat_count is not None else len(session.state.names)
+        self.seats = Seats(count, store, owner)
         self.hub = Hub(session, opening, self.seats)
         self.screens = Screens(self.hub, self.seats)
-        self.settings = settings
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
         self.port = int(self._socket.getsockname()[1])
+        self.screens.base_url = self.base_url
         config = uvicorn.Config(self.screens.app, log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=2, lifespan="off", ws="none")
         self._server = uvicorn.Server(config)
@@ -65,10 +77,6 @@ class ScreenServer:
         self._server.should_exit = True
         self._thread.join(timeout=10)
         self._socket.close()
-
-    @property
-    def host(self) -> str:
-        return _lan_address() if self.settings.lan else LOOPBACK
 
     @property
     def base_url(self) -> str:
@@ -95,13 +103,76 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _lan_address() -> str:
-    """This machine's address on the local network, as best known without sending anything."""
+def store_for(directory: Path) -> Path:
+    """The seats' file in the table's data directory."""
+    return directory / STORE_NAME
+
+
+def public_host(settings: ScreenSettings) -> str:
+    """The host name or address in the printed address, join links and QR codes."""
+    if settings.host:
+        if settings.lan and _is_loopback(settings.host):
+            raise OptionsError(f"--host {settings.host} is a loopback address: phones cannot open it")
+        return settings.host
+    if not settings.lan:
+        return LOOPBACK
+    found = lan_address()
+    if found is None:
+        raise OptionsError("--lan: this machine has no network address a phone could open "
+                           "(is it on a network?); name one with --host ADDRESS")
+    return found
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost")
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network, found without sending anything:
+    the source address of a UDP socket "connected" to an outside address (no packet
+    leaves), else the first non-loopback address of the interfaces, else None."""
+    for probe in ("192.0.2.1", "10.255.255.255"):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            sock.connect((probe, 9))
+            address = str(sock.getsockname()[0])
+        except OSError:
+            continue
+        finally:
+            sock.close()
+        if not _is_loopback(address) and address != EVERYWHERE:
+            return address
+    for address in _interface_addresses():
+        if not _is_loopback(address):
+            return address
+    return None
+
+
+def _interface_addresses() -> list[str]:
+    """IPv4 addresses of the interfaces (Linux ioctl), and of the host name."""
+    found: list[str] = []
+    try:
+        import fcntl
+        import struct
+
+        for _, name in socket.if_nameindex():
+            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                packed = fcntl.ioctl(sock.fileno(), 0x8915,   # SIOCGIFADDR
+                                     struct.pack("256s", name.encode()[:15]))
+                found.append(socket.inet_ntoa(packed[20:24]))
+            except OSError:
+                pass
+            finally:
+                sock.close()
+    except (ImportError, OSError):
+        pass
     try:
         for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            address = str(info[4][0])
-            if not address.startswith("127."):
-                return address
+            found.append(str(info[4][0]))
     except OSError:
         pass
-    return socket.gethostname()
+    return found

@@ -54,9 +54,10 @@ def table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
     session = hub.session
     with hub.lock:
         seat_rows = []
-        for number, seat in seats.seats.items():
+        for number, name in enumerate(session.state.names, 1):   # seats beyond stay kept for later games
+            seat = seats.seats[number]
             url = f"{base_url.rstrip('/')}/join/{seat.token}"
-            seat_rows.append({"number": number, "name": session.state.names[number - 1],
+            seat_rows.append({"number": number, "name": name,
                               "held": seat.held, "url": url, "code": seat.code, "qr": qr_svg(url)})
         screen = screen_for(session.referee)
         return {

@@ -68,6 +68,15 @@ class FakeMachine:
     def free_disk_mb(self, directory: Path) -> int:
         return self.free
 
+    audio = (True, True)       # (the system has an audio group, the user is in it)
+    address: str | None = "192.168.1.20"
+
+    def audio_group(self) -> tuple[bool, bool]:
+        return self.audio
+
+    def lan_address(self) -> str | None:
+        return self.address
+
 
 def run(machine: FakeMachine, **kw: Any) -> tuple[list[Check], str, int]:
     out = io.StringIO()
@@ -86,8 +95,8 @@ def test_a_ready_pi_with_a_usb_microphone_and_headphone_jack() -> None:
     machine = FakeMachine([HEADPHONES, USB_MIC])
     checks, text, status = run(machine)
     assert status == 0
-    assert [c.name for c in checks] == ["settings", "microphone", "speaker", "espeak-ng", "recognizer",
-                                        "data directory", "memory"]
+    assert [c.name for c in checks] == ["settings", "microphone", "speaker", "audio group", "espeak-ng",
+                                        "recognizer", "data directory", "memory", "phones"]
     assert all(c.ok for c in checks)
     assert machine.played == [(0, "This is the speaker test.")]
     assert machine.listened == [(1, 1.5)]
@@ -192,3 +201,27 @@ def test_golden_output_of_a_ready_pi_and_of_a_machine_without_devices() -> None:
     bare = run(FakeMachine([]))[1]
     assert ready == (GOLDEN / "doctor_ready.txt").read_text(encoding="utf-8")
     assert bare == (GOLDEN / "doctor_no_devices.txt").read_text(encoding="utf-8")
+
+
+def test_the_doctor_warns_when_the_user_is_not_in_the_audio_group() -> None:
+    machine = FakeMachine([USB_MIC, HEADPHONES])
+    machine.audio = (True, False)
+    checks, text, status = run(machine)
+    found = next(c for c in checks if c.name == "audio group")
+    assert found.ok is None and "usermod -aG audio" in (found.fix or "")
+    assert status == 0                       # a warning: the table may still work in a login session
+    machine.audio = (False, False)
+    assert next(c for c in run(machine)[0] if c.name == "audio group").ok is True
+
+
+def test_the_doctor_reports_the_address_phones_should_use() -> None:
+    from facilitator.settings import Screens
+
+    machine = FakeMachine([USB_MIC, HEADPHONES])
+    checks, text, _ = run(machine, screens=Screens(lan=True, port=8769))
+    assert "http://192.168.1.20:8769/" in text
+    named = run(machine, screens=Screens(lan=True, host="10.1.2.3"))[1]
+    assert "http://10.1.2.3:8000/" in named
+    machine.address = None
+    lost = next(c for c in run(machine, screens=Screens(lan=True))[0] if c.name == "phones")
+    assert lost.ok is None and "screens.host" in (lost.fix or "")

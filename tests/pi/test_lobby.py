@@ -115,12 +115,12 @@ def test_a_corrupt_log_is_set_aside_with_a_note_not_a_crash(tmp_path: Path) -> N
 
 
 def test_a_hidden_information_game_by_voice_needs_a_private_path(tmp_path: Path) -> None:
-    lobby = Lobby(GameStore(tmp_path), needs_private_check=True)
+    lobby = Lobby(GameStore(tmp_path))
     reply = lobby.handle("play two windows")
     assert reply.public == [("Two windows needs a private screen. Start the assistant with a private path, "
                              "or choose another game.")]
     assert not lobby.over
-    with_private = Lobby(GameStore(tmp_path), needs_private_check=True, private_path=tmp_path / "p.jsonl")
+    with_private = Lobby(GameStore(tmp_path), private_path=tmp_path / "p.jsonl")
     with_private.handle("play two windows")
     assert with_private.over
     with_private.take().log.close()

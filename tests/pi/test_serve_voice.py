@@ -48,3 +48,21 @@ def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
     assert [e["type"] for e in events if e["type"] == "guess-scored"] == ["guess-scored"]
     assert not any(e["type"] == "command-rejected" for e in events)
     assert len(list(said.glob("*-speech.wav"))) == len(captions)
+
+
+def test_the_lobby_by_voice_with_screens_plays_the_same(tmp_path: Path) -> None:
+    """``serve --screens`` by voice: the same table, the same answers; the screens follow
+    (the seats are kept in the data directory for the next start)."""
+    recording = record_table(TABLE, 6.0, tmp_path)
+    data, said = tmp_path / "data", tmp_path / "said"
+    done = run_cli(["serve", "--screens", "--port", "0", "--audio-in", str(recording), "--speech-out", str(said),
+                    "--seed", "1", "--data-dir", str(data)], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "table screen: open http://127.0.0.1:" in done.stderr
+    captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
+    assert captions[:2] == ["Which game? Say, for example: let's play compass code with four players.",
+                            "Starting compass code with 5 players."]
+    assert captions[-4:] == ["Goodbye.",
+                             "The compass code game is kept. Say resume to go on with it, or choose a game.",
+                             "Quit. Is that right?", "Goodbye."]
+    assert (data / "screens.json").stat().st_mode & 0o777 == 0o600

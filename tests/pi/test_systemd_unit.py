@@ -25,7 +25,8 @@ def test_the_unit_runs_serve_from_this_installation_and_restarts_on_failure() ->
     assert unit["Service"]["Restart"] == "on-failure"
     assert unit["Service"]["RestartSec"] == "10"
     assert unit["Unit"]["StartLimitIntervalSec"] == "0"   # a late microphone is found at the next try
-    assert unit["Unit"]["After"] == "sound.target"
+    after = unit["Unit"]["After"].split()     # after the user's sound server, where there is one
+    assert after[0] == "sound.target" and {"pipewire.service", "pulseaudio.service"} <= set(after)
     assert unit["Install"]["WantedBy"] == "default.target"   # a user unit: default.target, with linger
     assert unit["Service"]["StandardInput"] == "null"
 
@@ -105,3 +106,34 @@ def test_install_service_print_and_install_through_the_cli(tmp_path: Path) -> No
     unit = tmp_path / "cfg" / "systemd" / "user" / "facilitator.service"
     assert unit.read_text() == shown.stdout
     assert "no systemd" in done.stdout
+
+
+def test_the_unit_carries_facilitator_config_and_can_run_with_screens(tmp_path: Path) -> None:
+    config = tmp_path / "my settings %.toml"
+    shown = run_cli(["install-service", "--print", "--screens", "--lan", "--port", "8769"],
+                    env={"FACILITATOR_CONFIG": str(config)})
+    assert shown.returncode == 0, shown.stderr
+    unit = configparser.ConfigParser(interpolation=None, strict=False)
+    unit.read_string(shown.stdout)
+    assert unit["Service"]["ExecStart"].endswith(" serve --service --screens --lan --port 8769")
+    assert f'Environment="FACILITATOR_CONFIG={str(config).replace("%", "%%")}"' in shown.stdout
+    plain = run_cli(["install-service", "--print"], env={"FACILITATOR_CONFIG": ""})
+    assert "FACILITATOR_CONFIG" not in plain.stdout
+
+
+def test_settings_that_would_make_the_service_exit_at_every_start_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[listening]\ngate = "push-to-talk"\npush_to_talk = "key"\n', encoding="utf-8")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg"), "PATH": "/nonexistent"}
+    refused = run_cli(["install-service", "--config", str(config)], env=env)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "needs a terminal" in refused.stderr and "gpio:PIN" in refused.stderr
+    assert not (tmp_path / "cfg" / "systemd" / "user" / "facilitator.service").exists()
+    # settings check: a note while no service is installed, refused once one is
+    noted = run_cli(["settings", "check", "--config", str(config)], env=env)
+    assert noted.returncode == 0 and "needs a terminal" in noted.stderr
+    fine = tmp_path / "fine.toml"
+    fine.write_text('[listening]\ngate = "wake-phrase"\n', encoding="utf-8")
+    assert run_cli(["install-service", "--config", str(fine)], env=env).returncode == 0
+    checked = run_cli(["settings", "check", "--config", str(config)], env=env)
+    assert checked.returncode == 2 and "needs a terminal" in checked.stderr

@@ -9,7 +9,8 @@ import json
 import httpx
 import pytest
 
-from facilitator.screens.seats import CODE_TRIES, TABLE_COOKIE, cookie_name
+from facilitator.screens.guard import CODE_TRIES
+from facilitator.screens.seats import TABLE_COOKIE, cookie_name
 
 ROUTES = {"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]}
 JSON = {"accept": "application/json"}
@@ -145,12 +146,12 @@ def test_release_frees_the_seat_for_another_device(compass):
     table.get(f"/table/{compass.seats.table_key}")
     assert table.post("/table-release/1").status_code == 303
     assert first.get("/seat/1").status_code == 403            # the old device lost it
-    second = joined(compass, 1)                                # the same link works again, once
+    second = joined(compass, 1)                                # the seat's new link works, once
     assert "E S N W" in second.get("/seat/1").text
     assert client(compass).get(f"/join/{compass.seats.seats[1].token}").status_code == 409
 
 
-def test_short_codes_join_once_and_close_after_many_wrong_tries(compass):
+def test_short_codes_join_once_and_close_to_a_guesser_after_many_wrong_tries(compass):
     phone = client(compass)
     code = compass.seats.seats[3].code
     response = phone.post("/join", data={"code": code.lower()[:4] + "-" + code.lower()[4:]})
@@ -159,7 +160,7 @@ def test_short_codes_join_once_and_close_after_many_wrong_tries(compass):
     guesser = client(compass)
     for _ in range(CODE_TRIES):
         assert guesser.post("/join", data={"code": "AAAAAAAA"}).status_code == 404
-    assert guesser.post("/join", data={"code": compass.seats.seats[2].code}).status_code == 404
+    assert guesser.post("/join", data={"code": compass.seats.seats[2].code}).status_code == 429
     assert joined(compass, 2).get("/seat/2").status_code == 200   # the link still works
 
 

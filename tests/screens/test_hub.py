@@ -58,8 +58,9 @@ def test_release_by_voice_or_typed_line_logs_nothing(tmp_path, made):
     assert hub.seats.claim(token) is not None
     lines = (tmp_path / "cc.jsonl").read_text(encoding="utf-8")
     spoken = hub.shared.execute(Command("release seat", "release seat 2", {"number": "2"}, "release seat two"))
-    assert spoken.public == ["Seat 2 is free: its join link works again for one device."]
-    assert hub.seats.claim(token) is not None               # the same link works again
+    assert spoken.public == ["Seat 2 is free: the table screen shows its new join link."]
+    assert hub.seats.claim(token) is None                    # the released device's link is dead
+    assert hub.seats.claim(hub.seats.seats[2].token) is not None   # the new link works
     typed = hub.shared.handle("release seat 2")                # typed, as on stdin
     assert typed.public == spoken.public and not typed.accepted and not typed.logged
     assert hub.shared.handle("release seat 3").public == ["Seat 3 is not held by any device."]

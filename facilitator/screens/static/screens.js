@@ -13,7 +13,7 @@
     return el && el.id ? el.id : null;
   }
 
-  function apply(name, html) {
+  function apply(name, html, whole) {
     if (last[name] === html) return;
     last[name] = html;
     const region = document.getElementById("region-" + name);
@@ -22,6 +22,16 @@
     fresh.innerHTML = html;
     const oldLog = region.querySelector("[data-append]");
     const newLog = fresh.querySelector("[data-append]");
+    if (oldLog && newLog && whole) {
+      // after a reconnection the server may number its log anew: replace it quietly
+      // (a screen reader is not read the whole log again; "Connected again." is said)
+      const live = oldLog.getAttribute("aria-live");
+      oldLog.setAttribute("aria-live", "off");
+      oldLog.replaceChildren(...Array.from(newLog.children));
+      oldLog.scrollTop = oldLog.scrollHeight;
+      setTimeout(() => { if (live) oldLog.setAttribute("aria-live", live); else oldLog.removeAttribute("aria-live"); }, 500);
+      return;
+    }
     if (oldLog && newLog) {
       const seen = Math.max(0, ...Array.from(oldLog.children, (li) => Number(li.dataset.n) || 0));
       for (const li of Array.from(newLog.children)) {
@@ -40,22 +50,68 @@
     picked = null;
   }
 
+  // The live stream.  When the server cannot be reached (a crash, a restart, a phone
+  // out of range) the page says so in #connection, visibly and to a screen reader,
+  // and keeps trying; the first update after it is back replaces every region whole
+  // (a restarted server numbers its log anew).  A page of another kind (the lobby
+  // became a game, or the game the lobby again) is reloaded.
+  let lost = false;
+  let retry = null;
+  let delay = 1000;
+  const notice = () => document.getElementById("connection");
+
+  function setLost(isLost) {
+    const el = notice();
+    if (isLost && !lost && el) { el.classList.remove("back"); el.textContent = el.dataset.lost; }
+    if (!isLost && lost && el) {
+      el.classList.add("back");
+      el.textContent = el.dataset.back;
+      setTimeout(() => { if (!lost && el.classList.contains("back")) { el.textContent = ""; el.classList.remove("back"); } }, 4000);
+    }
+    lost = isLost;
+  }
+
   function connect() {
     const url = document.body.dataset.live;
     if (!url || !window.EventSource) return;
+    retry = null;
     const source = new EventSource(url);
     const loaded = document.body.dataset.version;
+    let fresh = lost;
+    source.onopen = () => { delay = 1000; };
     source.onmessage = (e) => {
       const data = JSON.parse(e.data);
+      const page = document.body.dataset.page;
+      if (data.page !== undefined && page && data.page !== page) { source.close(); window.location.reload(); return; }
       document.body.dataset.seen = data.version;
-      if (String(data.version) === loaded && !Object.keys(last).length) {
+      if (!fresh && String(data.version) === loaded && !Object.keys(last).length) {
         // the page was rendered at this very version: keep it (redrawing the same
         // prompt would make a screen reader announce "Your turn" a second time)
         for (const [name, html] of Object.entries(data.regions)) last[name] = html;
+        setLost(false);
         return;
       }
-      for (const [name, html] of Object.entries(data.regions)) apply(name, html);
+      if (fresh) { for (const k of Object.keys(last)) delete last[k]; }
+      for (const [name, html] of Object.entries(data.regions)) apply(name, html, fresh);
+      fresh = false;
       document.body.dataset.version = data.version;
+      setLost(false);
+    };
+    source.onerror = () => {
+      setLost(true);
+      fresh = true;
+      if (source.readyState === EventSource.CLOSED && !retry) {
+        // refused (e.g. the server answered before it was ready): try again ourselves;
+        // a page whose seat was released meanwhile reloads into the page that says why
+        retry = setTimeout(async () => {
+          try {
+            const probe = await fetch(window.location.href, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
+            if (probe.status === 403 || probe.status === 404) { window.location.reload(); return; }
+          } catch (err) { /* still unreachable */ }
+          connect();
+        }, delay);
+        delay = Math.min(delay * 2, 10000);
+      }
     };
     source.addEventListener("released", () => { source.close(); window.location.reload(); });
   }

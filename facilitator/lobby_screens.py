@@ -1,0 +1,149 @@
+"""``facilitator serve --screens``: the lobby and its games with one web app for the
+life of the service.
+
+The table screen shows the lobby (choose a game, resume or new game), then the
+game, then the lobby again; phones join once and keep their seats from game to
+game and across restarts (the seats are kept in the data directory, see
+``screens.seats``).  Typed lines, spoken commands and clicks all go through the
+hub's one lock; whichever of the lobby or the game runs now is what they reach.
+
+Text mode reads stdin in a thread, so a game chosen or ended by a click on a
+screen is noticed at once; every announcement (typed or clicked) is printed on
+stdout, in order, one a line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import threading
+from collections.abc import Sequence
+from typing import IO, Any
+
+from .lobby import Lobby
+from .screens.hub import Hub
+from .screens.server import ScreenServer, ScreenSettings, store_for
+from .session import Reply
+
+#: seats a table service offers before its first game (a game with more adds seats)
+LOBBY_SEATS = 4
+#: the table service's seats are one table session, whatever game is played
+OWNER = "serve"
+#: how often text mode looks for a click that chose or ended a game
+POLL_SECONDS = 0.1
+
+
+class TableScreens:
+    """The screens server of a table service and the hub that shows lobby or game."""
+
+    def __init__(self, lobby: Lobby, args: argparse.Namespace, err: IO[str]) -> None:
+        settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=args.host)
+        self.server = ScreenServer(lobby, Reply(), settings, store=store_for(lobby.store.directory),
+                                   owner=OWNER, seat_count=LOBBY_SEATS)
+        self.lobby = lobby
+        #: the game this service was playing when it last stopped (None: it was in the lobby)
+        self.was_playing = lobby.store.playing()
+        self.server.start()
+        self.hub: Hub = self.server.hub
+        print(f"facilitator: table screen: open {self.server.table_url}", file=err, flush=True)
+        if self.server.seats.unsaved:
+            print(f"facilitator: {self.server.seats.unsaved}", file=err, flush=True)
+
+    def show(self, taker: Any, public: Sequence[str] = ()) -> Any:
+        """Show ``taker`` (the lobby or a game) on the screens; the object to drive it
+        through (the shared session, behind the hub's lock).  The game being played is
+        noted in the data directory (see ``back_into``)."""
+        log = getattr(taker, "log", None)
+        self.lobby.store.mark_playing(log.path if log is not None else None)
+        self.hub.switch(taker, public)
+        return self.hub.shared
+
+    def back_into(self, lobby: Lobby) -> list[str]:
+        """After a crash or a power cut mid-game, go back into that game at once (the open
+        pages then show the game they showed): its resumed opening, or nothing."""
+        playing, self.was_playing = self.was_playing, None
+        if playing is None or lobby.offer is None or lobby.offer.log.name != playing:
+            return []
+        reply = self.hub.shared.handle("resume")
+        return list(reply.public) if lobby.over else []
+
+    def stop(self) -> None:
+        self.hub.dispatch = None
+        self.server.stop()
+
+
+class _Printer:
+    """Prints the hub's announcements that stdout has not shown yet."""
+
+    def __init__(self, hub: Hub, out: IO[str]) -> None:
+        self.hub = hub
+        self.out = out
+        self.printed = hub.announced
+
+    def flush(self) -> None:
+        with self.hub.lock:
+            new = self.hub.announced - self.printed
+            lines = self.hub.announcements[-new:] if new > 0 else []
+            self.printed = self.hub.announced
+        for line in lines:
+            self.out.write(line + "\n")
+        self.out.flush()
+
+
+def _reader(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
+    from .textplay import lines_of
+
+    try:
+        for line in lines_of(stream):
+            text = line.strip()
+            if text and not text.startswith("#"):
+                lines.put(text)
+    finally:
+        lines.put(None)
+
+
+def run_text(lobby: Lobby, screens: TableScreens, stream: IO[bytes], out: IO[str]) -> int:
+    """The lobby and its games on typed lines and clicks, until "quit" (where it stops
+    the service) or EOF; EOF mid-game keeps the game for "resume"."""
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_reader, args=(stream, lines), name="facilitator-stdin", daemon=True).start()
+    printer = _Printer(screens.hub, out)
+    shared = screens.show(lobby, lobby.opening().public)
+    screens.back_into(lobby)
+    hub = screens.hub
+
+    def play_until(done: Any) -> bool:
+        """Take lines until ``done()``; False at EOF."""
+        while not done():
+            try:
+                text = lines.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                printer.flush()
+                continue
+            if text is None:
+                printer.flush()
+                return False
+            shared.handle(text)
+            printer.flush()
+        printer.flush()
+        return True
+
+    try:
+        while True:
+            if not play_until(lambda: lobby.over) or lobby.closed:
+                return 0
+            with hub.lock:
+                session = lobby.take()
+                screens.show(session)
+            try:
+                finished = play_until(lambda: session.over or hub.quit_requested)
+            finally:
+                session.log.close()
+            if not finished:
+                return 0   # EOF mid-game: the log is complete and the next start offers it
+            with hub.lock:
+                back = lobby.back(session)
+                screens.show(lobby, back.public)
+            printer.flush()
+    finally:
+        printer.flush()

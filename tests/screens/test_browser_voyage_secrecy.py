@@ -1,0 +1,64 @@
+"""A whole three-leg voyage with a human keeper on real screens (issue 14): each
+leg's route appears only on its keeper's phone (seat k keeps leg k), and never on
+the previous keeper's page, in its reply to the totals that ended the leg, or on
+the table screen."""
+
+from __future__ import annotations
+
+import pytest
+from screens.screen_support import screenshot
+
+pytestmark = pytest.mark.slow
+
+ROUTES = ["ESNW", "NESW", "WSEN"]
+
+
+def spaced(route: str) -> str:
+    return " ".join(route)
+
+
+def test_each_legs_route_reaches_only_that_legs_keeper(start_server, device):
+    from playwright.sync_api import expect
+
+    server = start_server("compass-code", players=3, seed=5,
+                          options={"keeper": "human", "mode": "standard", "routes": list(ROUTES)})
+    table = device(width=1280, height=900)
+    table.goto(server.table_url)
+    phones = {}
+    for seat in (1, 2, 3):
+        href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
+        phones[seat] = device()
+        phones[seat].goto(href)
+        phones[seat].wait_for_url(f"**/seat/{seat}")
+
+    for leg, route in enumerate(ROUTES, 1):
+        keeper = phones[leg]
+        expect(keeper.locator(".route")).to_have_text(spaced(route))
+        for seat, phone in phones.items():
+            if seat != leg:
+                expect(phone.locator(".route")).to_have_count(0)
+                assert spaced(route) not in phone.locator("main").inner_text()
+        expect(table.locator("main")).not_to_contain_text(spaced(route))
+        captain = next(p for p in phones.values() if "captain" in p.locator("#region-prompt").inner_text())
+        for field, direction in zip("abcd", route):
+            captain.select_option(f"#send-{field}", direction)
+        captain.click("#do-send")
+        expect(keeper.locator("#region-prompt")).to_contain_text("totals")
+        keeper.select_option("#feedback-anchors", "4")
+        keeper.select_option("#feedback-clockwise", "0")
+        with keeper.expect_response(lambda r: r.url.endswith(f"/seat/{leg}/command")) as answered:
+            keeper.click("#do-feedback")
+        reply = answered.value.json()
+        assert reply["accepted"]
+        if leg == len(ROUTES):
+            break
+        following = spaced(ROUTES[leg])
+        assert not any(following in line for line in reply["private"]), reply["private"]
+        expect(table.locator(".said")).to_contain_text(f"Leg {leg + 1} of 3")
+        expect(phones[leg + 1].locator(".route")).to_have_text(following)
+        expect(keeper.locator(".route")).to_have_count(0)
+        assert following not in keeper.locator("body").inner_text()       # page, prompt, status regions
+        expect(table.locator("main")).not_to_contain_text(following)
+    expect(table.locator(".said")).to_contain_text("Leg 3")
+    assert server.hub.session.over
+    screenshot(table, "table-compass-voyage-end")
