@@ -91,6 +91,24 @@ def test_a_second_lobby_says_so_aloud_and_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_second_voice_lobby_speaks_it(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    speech = tmp_path / "speech"
+    clip = next((ROOT / "tests" / "audio").rglob("*.wav"))
+    first = _first(["serve", "--text", "--data-dir", str(data)], data / ".lock")
+    try:
+        second = run(["serve", "--data-dir", str(data), "--audio-in", str(clip), "--speech-out", str(speech)])
+        assert second.returncode == 2 and one_line(second.stderr), second.stderr
+        spoken = sorted(speech.glob("*-speech.txt"))
+        assert [p.read_text().strip() for p in spoken] == [
+            f"Another copy of the assistant is already running at this table, process {first.pid}. "
+            "Stop it first; this copy stops now."]
+        assert spoken[0].with_suffix(".wav").stat().st_size > 1000     # said aloud, by espeak-ng
+    finally:
+        _stop(first)
+
+
+@pytest.mark.slow
 def test_a_log_given_again_with_log_is_refused_naming_resume(tmp_path: Path) -> None:
     table = Table(tmp_path / "t")
     assert run(start_args(COMPASS_MACHINE, table), script(COMPASS_MACHINE.lines[:3])).returncode == 0
