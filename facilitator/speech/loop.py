@@ -619,14 +619,17 @@ class ListenLoop:
         v, s = self.voice, self.settings
         key = "voice-" + intent.replace(" ", "-")
         step = 10 ** (s.volume_step_db / 20)
+        near = 10 ** (0.5 / 20)   # within half a decibel of a limit is the limit
         if intent == "louder":
-            if v.volume >= s.max_volume - 1e-6:
+            if v.volume * near >= s.max_volume:
                 key = "voice-loudest"
-            v.volume = round(min(s.max_volume, v.volume * step), 3)
+            louder = v.volume * step
+            v.volume = s.max_volume if louder * near >= s.max_volume else round(louder, 3)
         elif intent == "softer":
-            if v.volume <= s.min_volume + 1e-6:
+            if v.volume <= s.min_volume * near:
                 key = "voice-softest"
-            v.volume = round(max(s.min_volume, v.volume / step), 3)
+            softer = v.volume / step
+            v.volume = s.min_volume if softer <= s.min_volume * near else round(softer, 3)
         elif intent == "faster":
             if v.rate_wpm >= s.max_rate_wpm:
                 key = "voice-fastest"
