@@ -497,7 +497,7 @@ class ListenLoop:
         """While an echoed command waits: no / undo / cancel takes it back, yes applies
         it now, repeat says the echo again; another command closes the window first
         (the held command is applied) and is then heard as usual; chatter changes nothing."""
-        hyp = self._decode_with(segment, self.listening_grammar(HOLD_ANSWERS))
+        hyp = self._decode_with(segment, self.listening_grammar(None))
         woke, rest = self._split_wake(hyp)
         if hyp is None or not rest.strip():
             return
