@@ -341,7 +341,10 @@ class ListenLoop:
                 return
             self._disarm()
             self.state = LoopState.LISTENING
-            self._understand(rest, hyp, addressed=True)
+            # the wake phrase in the same breath counts only from a sure hearing: chatter
+            # forced onto "hello facilitator what is the score" must not be answered
+            self._understand(rest, hyp, addressed=hyp.sure)
+            self._after_command()
             return
         self._disarm()
         if self.state is LoopState.DORMANT:
@@ -356,7 +359,7 @@ class ListenLoop:
             return
         if hyp is not None and hyp.text.strip():
             self.captions.heard(hyp.text)
-        self._understand(rest, hyp, addressed=woke or armed)
+        self._understand(rest, hyp, addressed=(woke and hyp is not None and hyp.sure) or armed)
 
     def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool) -> None:
         """Words heard while listening: chatter is met with silence, commands by how

@@ -214,10 +214,25 @@ def test_an_unsure_game_command_never_reaches_the_referee_without_yes(tmp_path: 
     assert speaker.spoken[0] == ASK and speaker.spoken[-1] == "No answer, so cancelled."
 
 
-def test_an_addressed_query_is_answered_even_when_unsure(tmp_path: Path) -> None:
+def test_a_query_after_the_wake_phrase_is_answered_even_when_unsure(tmp_path: Path) -> None:
     loop, speaker = make(tmp_path)
-    loop.hear(said("unsure:hey referee how many candidates", 1.0))
+    loop.hear(said("hey referee", 1.0))                  # on its own: the next utterance is addressed
+    loop.hear(said("unsure:how many candidates", 3.0))
     assert speaker.spoken == ["24 candidates remain."]
+
+
+def test_an_unsure_wake_phrase_in_one_breath_does_not_address_the_referee(tmp_path: Path) -> None:
+    # chatter ("pass the crisps please") forced onto a wake phrase and a query
+    loop, speaker = make(tmp_path)
+    loop.hear(said("unsure:hello facilitator what is the score", 1.0))
+    assert speaker.spoken == [] and loop.chatter == 1
+    gated, gated_speaker = make(tmp_path / "gated" if (tmp_path / "gated").mkdir() is None else tmp_path,
+                                wake_phrase=True)
+    gated.hear(said("unsure:hello facilitator what is the score", 1.0))
+    assert gated_speaker.spoken == [] and gated.state is LoopState.DORMANT
+    # a game command in the same breath is asked, never applied
+    gated.hear(said("unsure:hey referee " + SEND, 3.0))
+    assert gated_speaker.spoken == [ASK]
 
 
 # -- what can I say ------------------------------------------------------------------
