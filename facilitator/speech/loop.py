@@ -180,6 +180,7 @@ class ListenLoop:
         self.asked = 0      # "... Is that right?" questions
         self.held = 0       # implicit echoes with an undo window
         self.undone = 0     # implicit echoes taken back
+        self.released = 0   # implicit echoes applied when their window closed
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
         self._hinted = False
@@ -531,6 +532,7 @@ class ListenLoop:
         pending, self.pending, self._deadline = self.pending, None, None
         self.state = LoopState.LISTENING
         if pending is not None:
+            self.released += 1
             self._apply(pending, at=at)
 
     def _timeout(self, at: float | None = None) -> None:
