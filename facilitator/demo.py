@@ -160,7 +160,9 @@ class Crew:
 def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, speaker: Speaker,
                   out: IO[str], voices: tuple[str, ...] = CREW_VOICES,
                   watch: Callable[[ListenLoop], None] | None = None,
-                  mix: SessionMix | None = None) -> ListenLoop:
+                  mix: SessionMix | None = None,
+                  crew_type: Callable[[Session, ListenLoop, IO[str], tuple[str, ...]], Crew] | None = None,
+                  ) -> ListenLoop:
     """Play ``session`` to its end with the crew's synthesized voices through the real
     loop and endpointer; return the loop (its session tells whether the voyage ended).
     ``watch`` is shown the loop before it starts (benchmarks, tests); ``mix`` gets
@@ -174,7 +176,7 @@ def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, 
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), LoopSettings())
     if watch is not None:
         watch(loop)
-    crew = Crew(session, loop, out, voices)
+    crew = (crew_type or Crew)(session, loop, out, voices)
     synthesizers: dict[tuple[str, int], Synthesizer] = {}
 
     play = getattr(speaker, "play", None)

@@ -394,15 +394,21 @@ class ListenLoop:
         * ``confirm = true`` intents heard sure are echoed and held for a short
           window in which "no", "undo" or "cancel" takes them back;
         * other game commands are applied, except from an unsure hearing that was
-          not addressed to the referee: then they are asked too.
+          not addressed to the referee: then they are asked too;
+        * from an unsure, unaddressed hearing, a command the referee would refuse
+          now ("yes" with nothing asked, an illegal route) is chatter: silence.
         """
         intent = command.intent
         grammar = self.session.grammar
+        trusted = sure or addressed
         if intent in self._asides():
-            if not (sure or addressed):
+            if not trusted:
                 self._chatter()
                 return
             self._command(command)
+            return
+        if not trusted and self._idle_or_illegal(command):
+            self._chatter()   # "yes" with nothing asked, a route that repeats a direction
             return
         if intent in grammar.confirmed and self._acceptable(command):
             self._earcon("understood")
@@ -422,6 +428,14 @@ class ListenLoop:
             self._ask()
             return
         self._command(command)
+
+    def _idle_or_illegal(self, command: Command) -> bool:
+        """Whether the referee would refuse ``command`` now (nothing to confirm, a move
+        the rules forbid): from an unsure, unaddressed hearing that is chatter, not a
+        command to refuse aloud and log.  The lobby refuses nothing this way."""
+        if getattr(self.session, "acceptable", None) is not None:
+            return False
+        return not self._acceptable(command)
 
     def _asides(self) -> frozenset[str]:
         """What answers aloud without changing the game."""

@@ -201,10 +201,12 @@ def test_chatter_at_an_always_listening_table_is_met_with_silence(tmp_path: Path
         said("unsure:louder", 5.0),                # laughter heard, unsure, as "louder"
         said("unsure:faster", 7.0),                # "pass the crisps please" heard as "faster"
         said("unsure:status", 9.0),                # "hmm I think it's north" heard as "status"
+        said("unsure:yes", 11.0),                  # "yeah" with nothing asked
+        said("unsure:send north north south west", 13.0),   # an illegal route: not refused aloud
     ])
     assert speaker.spoken == [] and speaker.earcons == ["listening"]
     assert loop.voice == VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
-    assert logged(tmp_path) == [] and loop.chatter == 5
+    assert logged(tmp_path) == [] and loop.chatter == 7
 
 
 def test_an_unsure_game_command_never_reaches_the_referee_without_yes(tmp_path: Path) -> None:
