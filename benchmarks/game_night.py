@@ -55,6 +55,7 @@ class ChattyCrew(Crew):
         self.answers: list[str] = []   # what the assistant said to chatter
         self._after_chatter: tuple[int, int] | None = None   # (log seq, sentences spoken)
         self._turn = 0
+        self._chatted = False
         self.last_text = ""
 
     def spoken(self) -> int:
@@ -70,7 +71,8 @@ class ChattyCrew(Crew):
         self._turn += 1
         listening = self.loop.state in (LoopState.LISTENING, LoopState.DORMANT)
         woke = self.last_text in self.loop.wake_phrases()   # a player who just called the referee
-        if listening and not woke and not self.session.over and self._turn % 2 == 0:
+        if listening and not woke and not self.session.over and not self._chatted:
+            self._chatted = True
             text = CHATTER[self.chatter_said % len(CHATTER)]
             self.chatter_said += 1
             self._after_chatter = (self.session.log.next_seq, self.spoken())
@@ -78,6 +80,7 @@ class ChattyCrew(Crew):
             self.out.write(f"  (chatter) {text}\n")
             self.last_text = text
             return Line(text, self.voices[seat % len(self.voices)], 170)
+        self._chatted = False   # a remark before each of the crew's own lines while listening
         line = super().next_line()
         self.last_text = line.text if line is not None else ""
         return line

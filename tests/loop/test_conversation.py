@@ -62,7 +62,7 @@ def test_a_sure_guess_is_echoed_and_applied_when_the_undo_window_closes(tmp_path
     assert (loop.asked, loop.held) == (0, 1)
 
 
-@pytest.mark.parametrize("answer", ["undo", "no", "cancel"])
+@pytest.mark.parametrize("answer", ["undo that", "no", "cancel"])
 def test_undo_in_the_window_takes_the_guess_back_and_logs_nothing(tmp_path: Path, answer: str) -> None:
     loop, speaker = make(tmp_path)
     loop.run([said(SEND, 1.0), said(answer, 5.0), Tick(30.0)])

@@ -20,7 +20,7 @@ from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
 WORDS = ["send north east south west", "send east south north west", "send west north east south",
          "is west in position four", "bearing check north in position one", "yes", "no", "cancel",
          "repeat", "status", "how many candidates", "louder", "slower", "", "raw:the boat is late",
-         "unsure:send north east south west", "unsure:is west in position four", "unsure:yes", "undo",
+         "unsure:send north east south west", "unsure:is west in position four", "unsure:yes", "undo that",
          "hey referee", "hey referee send east south north west", "unsure:hey referee status",
          "unsure:status", "go on", "help"]
 CONSEQUENTIAL = ("send", "is west", "bearing check")
