@@ -31,8 +31,7 @@ from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from facilitator.demo import CREW_VOICES, Crew
-from facilitator.demo import spoken_voyage
+from facilitator.demo import CREW_VOICES, Crew, spoken_voyage
 from facilitator.session import Session
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, Recognizer, VoiceSettings
 from facilitator.speech.loop import ListenLoop, LoopState
@@ -54,7 +53,6 @@ class ChattyCrew(Crew):
         self.reached = 0
         self.answers: list[str] = []   # what the assistant said to chatter
         self._after_chatter: tuple[int, int] | None = None   # (log seq, sentences spoken)
-        self._turn = 0
         self._chatted = False
         self.last_text = ""
 
@@ -68,7 +66,6 @@ class ChattyCrew(Crew):
             self.answers += getattr(self.loop.speaker, "spoken", [])[said:]
             self.reached += self.session.log.next_seq > seq
             self._after_chatter = None
-        self._turn += 1
         listening = self.loop.state in (LoopState.LISTENING, LoopState.DORMANT)
         woke = self.last_text in self.loop.wake_phrases()   # a player who just called the referee
         if listening and not woke and not self.session.over and not self._chatted:

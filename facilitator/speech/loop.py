@@ -3,8 +3,10 @@
 An explicit state machine behind the small interfaces of ``speech/base.py``::
 
     DORMANT ──wake phrase / push-to-talk──> LISTENING
-    LISTENING ──consequential command──> CONFIRMING ──yes──> (applied) LISTENING
-                                            └──no / cancel / timeout──> LISTENING
+    LISTENING ──asked command──> CONFIRMING ──yes──> (applied) LISTENING
+                                    └──no / cancel / timeout──> LISTENING
+    LISTENING ──sure, undoable command──> HOLDING ──window closes / yes──> (applied)
+                                             └──no / cancel / undo that──> LISTENING
     LISTENING ──"stop listening"──> PAUSED ──"start listening"──> LISTENING
     any ──while the assistant talks──> SPEAKING ──> back
     any ──game over / quit confirmed──> DONE
@@ -14,10 +16,15 @@ mapped onto the stream for a microphone (``wall_clock=time.monotonic``).  Half
 duplex: a segment that overlaps the assistant's speech or the deaf window after
 it (``VoiceSettings.deaf_after_speech_seconds``) is discarded unheard.
 
-What is logged (see the project's voice-loop notes): a hypothesis that does not
-parse is a ``command-rejected`` (reason ``not understood``), exactly as a typed
-line would be; silence or noise with no words, gated or half-duplex segments,
-answers to a confirmation question and cancelled commands log nothing.
+Half duplex trims the assistant's own sound off the front of a quick reply
+instead of dropping it.  How a command is confirmed depends on how sure the
+recognizer is and on the grammar's ``confirm`` marking (``_route``); chatter
+(not understood, or an aside heard unsure, and not addressed to the referee)
+gets silence.  What is logged (see the project's voice-loop notes): words
+addressed to the referee that do not parse are a ``command-rejected`` (reason
+``not understood``), exactly as a typed line would be; chatter, silence or
+noise with no words, gated or half-duplex segments, answers to a question and
+cancelled or undone commands log nothing.
 """
 
 from __future__ import annotations
@@ -846,9 +853,6 @@ class ListenLoop:
         if any(trimmed.start < u and trimmed.end > s for s, u in self._speech):
             return None, beyond
         return trimmed, True
-
-    def _overlaps_speech(self, segment: Segment) -> bool:
-        return any(segment.start < until and segment.end > start for start, until in self._speech)
 
     def _speak_reply(self, reply: Reply, remember: bool = True) -> None:
         if reply.public:

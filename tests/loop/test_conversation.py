@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said, said_after
+from loop.loop_fakes import (
+    CaptionLog,
+    RecordingSpeaker,
+    ScriptedRecognizer,
+    compass_session,
+    said,
+    said_after,
+)
 from support import read_jsonl
 
 from facilitator.grammar import load_grammar
