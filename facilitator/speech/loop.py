@@ -188,6 +188,7 @@ class ListenLoop:
         self.held = 0       # implicit echoes with an undo window
         self.undone = 0     # implicit echoes taken back
         self.released = 0   # implicit echoes applied when their window closed
+        self.trimmed = 0    # utterances kept after trimming the assistant's sound off their front
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
         self._hinted = False
@@ -852,6 +853,7 @@ class ListenLoop:
         trimmed = segment.after(until)
         if any(trimmed.start < u and trimmed.end > s for s, u in self._speech):
             return None, beyond
+        self.trimmed += 1
         return trimmed, True
 
     def _speak_reply(self, reply: Reply, remember: bool = True) -> None:

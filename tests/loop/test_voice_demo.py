@@ -112,3 +112,24 @@ def test_a_misheard_guess_is_refused_by_the_crew_and_said_again(tmp_path: Path) 
     sent = [e["route"] for e in events if e["type"] == "guess-scored"]
     echoed = [line for line in lines if line.endswith("Is that right?")]
     assert len(echoed) == len(sent) + recognizer.misheard + sum(e["type"] == "bearing-checked" for e in events)
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_replies_said_inside_the_deaf_window_are_trimmed_and_kept(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crew answers 0.1 s after the assistant stops (0.2 s before the deaf window
+    after its speech ends): the endpointer's utterances start inside the window, and
+    the loop keeps them by trimming, through espeak-ng, the endpointer and pocketsphinx."""
+    from facilitator.speech import spoken_crew
+
+    monkeypatch.setattr(spoken_crew, "GAP_SECONDS", -0.2)
+    session, reply = Session.start("compass-code", seed=7, log_path=tmp_path / "log.jsonl")
+    speaker = FileSpeaker(tmp_path / "said", VoiceSettings())
+    try:
+        loop = spoken_voyage(session, reply.public, make_recognizer(), speaker, io.StringIO())
+    finally:
+        session.log.close()
+        speaker.synthesizer.close()
+    assert session.over
+    assert loop.trimmed >= loop.asked > 0          # every answer to a question started early
+    assert not [d for d in loop.discarded if d.reason == "half-duplex"]
