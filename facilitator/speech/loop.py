@@ -401,8 +401,9 @@ class ListenLoop:
           asked "... Is that right?" and applied only on yes;
         * ``confirm = true`` intents heard sure are echoed and held for a short
           window in which "no", "undo" or "cancel" takes them back;
-        * other game commands are applied, except from an unsure hearing that was
-          not addressed to the referee: then they are asked too;
+        * commands without a ``confirm`` marking are applied: the rules make them
+          free (Clover's place and turn before commit) or check them (an
+          informant's fact against the report, a clue against the keyword);
         * from an unsure, unaddressed hearing, a command the referee would refuse
           now ("yes" with nothing asked, an illegal route) is chatter: silence.
         """
@@ -427,13 +428,6 @@ class ListenLoop:
             else:
                 self.held += 1
                 self._hold()
-            return
-        if not (sure or addressed) and intent not in grammar.confirmed and self._acceptable(command) \
-                and intent not in CONFIRMATIONS:
-            self._earcon("understood")
-            self.pending = command
-            self.asked += 1
-            self._ask()
             return
         self._command(command)
 

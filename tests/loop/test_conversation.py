@@ -125,7 +125,7 @@ def test_which_commands_cannot_be_taken_back_is_grammar_data() -> None:
     assert "commit" in always["clover"]
     # a guess, a bearing check, a tile and a rewind are echoed and may be undone
     assert {"send", "check"} <= load_grammar("compass-code").confirmed - always["compass-code"]
-    assert {"play", "rewind"} <= load_grammar("lantern-links").confirmed - always["lantern-links"]
+    assert {"play", "pass", "rewind"} <= load_grammar("lantern-links").confirmed - always["lantern-links"]
 
 
 # -- replies and prompts ---------------------------------------------------------
