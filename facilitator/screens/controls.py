@@ -68,7 +68,9 @@ class Control:
 
 
 QUERIES = (Control("repeat", "repeat", "repeat"), Control("status", "status", "status"),
-           Control("help", "help", "help"))
+           Control("help", "help", "help"), Control("go-on", "go-on", "go on"))
+#: offered whatever the game's state: repeat, and "go on" (the rest of a long answer)
+ALWAYS = frozenset({"repeat", "go-on"})
 
 
 def _choices(values: Any) -> tuple[tuple[str, str], ...]:
@@ -98,7 +100,7 @@ def seat_controls(session: Session, seat: int) -> list[Control]:
 
 def query_controls(state: Any, legal: set[str]) -> list[Control]:
     """Questions anyone may ask now (they change nothing and log nothing)."""
-    queries = [q for q in QUERIES if q.id == "repeat" or q.id in legal]
+    queries = [q for q in QUERIES if q.id in ALWAYS or q.id in legal]
     for intent in ("candidates", "read candidates", "hands", "read cards", "read clues", "read rules"):
         if intent in legal:
             queries.append(Control(intent.replace(" ", "-"), intent.replace(" ", "-"), intent))
