@@ -77,6 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--speech-out", type=Path, metavar="DIR",
                       help="keep the assistant's speech as WAV files in DIR")
     demo.add_argument("--log", type=_path, help="write the event log (JSON Lines) here")
+    demo.add_argument("--mix-out", type=Path, metavar="FILE",
+                      help="keep one mixed WAV of the whole session, crew and assistant")
+    demo.add_argument("--no-speaker", action="store_true",
+                      help="do not play the session on the speaker (it plays when one exists)")
     from .speech.commands import add_commands as add_speech_commands
 
     add_speech_commands(sub)
@@ -224,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from .demo import run_demo
 
-            return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log)
+            return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log,
+                            mix_path=args.mix_out, use_speaker=not args.no_speaker)
         from .table_cli import COMMANDS as SERVICE_COMMANDS
 
         if args.command in SERVICE_COMMANDS:

@@ -7,26 +7,31 @@ crew is a player, not the assistant: the assistant never suggests a guess.
 
 By default the crew *speaks*: each line is synthesized with espeak-ng (a voice
 per seat), fed as audio through the real listen loop (endpointer, pocketsphinx,
-confirmation), and the assistant's answers are written as WAV files, with
-captions on stdout.  No microphone or speaker is needed.  When the assistant
-echoes something the crew did not say, the crew says "no" and says it again, as
-a table would.  ``--text`` plays the same crew through typed lines.
+confirmation), with captions on stdout.  No microphone is needed; when a speaker
+exists the whole session (crew and assistant) plays through it (``--no-speaker``
+keeps it silent), ``--speech-out DIR`` keeps the assistant's sentences as WAV
+files and ``--mix-out FILE`` one mixed WAV of the whole session.  When the
+assistant echoes something the crew did not say, the crew says "no" and says it
+again, as a table would; when it is right, "yes" (which also closes an implicit
+echo's undo window at once).  The crew asks for the candidates after the wake
+phrase, as a player must while the recognizer is unsure of what it hears.
+``--text`` plays the same crew through typed lines.
 """
 
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
 from .games.compass_code import ALL_ROUTES, feedback
 from .command import NotRecognized
 from .session import Session
-from .speech.base import Recognizer, Speaker
+from .speech.base import Frame, Recognizer, Speaker
 from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions
+from .speech.mix import SessionMix
 from .speech.spoken_crew import Line, SpokenCrew
 
 
@@ -67,11 +72,12 @@ MAX_UTTERANCES = 160
 
 
 def run_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4, text: bool = False,
-             speech_dir: Path | None = None, log_path: Path | None = None) -> int:
+             speech_dir: Path | None = None, log_path: Path | None = None,
+             mix_path: Path | None = None, use_speaker: bool = True) -> int:
     """Play one voyage; return 0 when it reached its end."""
     if text:
         return run_text_demo(seed, out, players, log_path)
-    return run_voice_demo(seed, out, players, speech_dir, log_path)
+    return run_voice_demo(seed, out, players, speech_dir, log_path, mix_path, use_speaker)
 
 
 def run_text_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
@@ -115,6 +121,7 @@ class Crew:
         self.count = 0
         self._last: tuple[str, object, str] | None = None   # text, game state, loop state
         self._attempt = 0
+        self._woke_for: tuple[int, int] | None = None
 
     def next_line(self) -> Line | None:
         session, state = self.session, self.session.state
@@ -122,7 +129,7 @@ class Crew:
             return None
         self.count += 1
         seat = state.captain
-        if self.loop.state is LoopState.CONFIRMING and self.loop.pending is not None:
+        if self.loop.state in (LoopState.CONFIRMING, LoopState.HOLDING) and self.loop.pending is not None:
             intended = crew_line(session)
             heard = self.loop.pending.canonical
             meant = session.parse(intended, typed=False)
@@ -130,6 +137,9 @@ class Crew:
             return self._say(seat, session.grammar.render("yes" if ok else "no") or ("yes" if ok else "no"))
         where = (state.leg, state.guess)
         if state.scored and self.asked_at != where:
+            if self._woke_for != where:       # a query is addressed: the wake phrase first
+                self._woke_for = where
+                return self._say(seat, self.loop.wake_phrases()[0])
             self.asked_at = where
             return self._say(seat, session.grammar.render("candidates") or "candidates")
         return self._say(seat, crew_line(session))
@@ -149,10 +159,15 @@ class Crew:
 
 def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, speaker: Speaker,
                   out: IO[str], voices: tuple[str, ...] = CREW_VOICES,
-                  watch: Callable[[ListenLoop], None] | None = None) -> ListenLoop:
+                  watch: Callable[[ListenLoop], None] | None = None,
+                  mix: SessionMix | None = None,
+                  crew_type: Callable[[Session, ListenLoop, IO[str], tuple[str, ...]], Crew] | None = None,
+                  ) -> ListenLoop:
     """Play ``session`` to its end with the crew's synthesized voices through the real
     loop and endpointer; return the loop (its session tells whether the voyage ended).
-    ``watch`` is shown the loop before it starts (benchmarks, tests)."""
+    ``watch`` is shown the loop before it starts (benchmarks, tests); ``mix`` gets
+    the crew's audio at its stream times (a ``DemoSpeaker`` adds the assistant's);
+    a speaker with a ``play`` method plays the crew's lines too."""
     from .speech.base import VoiceSettings
     from .speech.endpoint import Endpointer
     from .speech.tts import Synthesizer
@@ -161,53 +176,87 @@ def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, 
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), LoopSettings())
     if watch is not None:
         watch(loop)
-    crew = Crew(session, loop, out, voices)
+    crew = (crew_type or Crew)(session, loop, out, voices)
     synthesizers: dict[tuple[str, int], Synthesizer] = {}
+
+    play = getattr(speaker, "play", None)
 
     def synthesize(line: Line) -> tuple[bytes, int]:
         key = (line.voice, line.rate_wpm)
         if key not in synthesizers:
-            synthesizers[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm),
-                                            engine="espeak-ng")
-        return synthesizers[key].synthesize(line.text)
+            # the crew speaks at espeak-ng's own level, like a player near the microphone
+            synthesizers[key] = Synthesizer(VoiceSettings(voice=line.voice, rate_wpm=line.rate_wpm,
+                                                          volume=1.0), engine="espeak-ng")
+        pcm, rate = synthesizers[key].synthesize(line.text)
+        if play is not None:
+            play(pcm, rate)
+        return pcm, rate
 
     source = SpokenCrew(crew.next_line, lambda: loop.heard_segments, lambda: loop.quiet_from, synthesize)
     try:
         loop.announce(opening)
-        loop.run_audio(source, Endpointer(complete=loop.complete))
+        loop.run_audio(_Mixed(source, mix) if mix is not None else source, Endpointer(complete=loop.complete))
     finally:
         for synthesizer in synthesizers.values():
             synthesizer.close()
     return loop
 
 
+class _Mixed:
+    """An audio source whose frames also go into the session's mix."""
+
+    def __init__(self, source: SpokenCrew, mix: SessionMix) -> None:
+        self.source = source
+        self.mix = mix
+
+    def frames(self) -> Iterator[Frame]:
+        for frame in self.source.frames():
+            if any(frame.pcm):
+                self.mix.add(frame.t, frame.pcm)
+            yield frame
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def _speaker_device() -> int | None:
+    """The sound card's output, or None when there is none (the demo then stays silent)."""
+    from .errors import DeviceError
+    from .speech.audio import find_device
+
+    try:
+        return find_device(None, "output")
+    except DeviceError:
+        return None
+
+
 def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
-                   speech_dir: Path | None = None, log_path: Path | None = None) -> int:
+                   speech_dir: Path | None = None, log_path: Path | None = None,
+                   mix_path: Path | None = None, use_speaker: bool = True) -> int:
     from .speech.base import VoiceSettings
+    from .speech.mix import DemoSpeaker
     from .speech.recognize import make_recognizer
-    from .speech.tts import FileSpeaker
 
     out = out or sys.stdout
-    temporary = None
-    if speech_dir is None:
-        temporary = tempfile.TemporaryDirectory(prefix="facilitator-demo-")
-        speech_dir = Path(temporary.name)
+    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
+    mix = SessionMix() if mix_path is not None else None
+    loops: list[ListenLoop] = []
+    speaker = DemoSpeaker(VoiceSettings(), device=_speaker_device() if use_speaker else None,
+                          directory=speech_dir, mix=mix,
+                          clock=lambda: loops[0].now() if loops else 0.0)
+    recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
     try:
-        session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
-        speaker = FileSpeaker(speech_dir, VoiceSettings())
-        recognizer = make_recognizer(warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
-        try:
-            spoken_voyage(session, reply.public, recognizer, speaker, out)
-        finally:
-            session.log.close()
-            speaker.synthesizer.close()
-        if not session.over:
-            print("facilitator: the demo crew gave up before the voyage ended", file=sys.stderr)
-            return 1
-        if temporary is None:
-            out.write(f"The assistant's speech is in {speech_dir}\n")
-        out.flush()
-        return 0
+        spoken_voyage(session, reply.public, recognizer, speaker, out, watch=loops.append, mix=mix)
     finally:
-        if temporary is not None:
-            temporary.cleanup()
+        session.log.close()
+        speaker.close()
+    if mix is not None and mix_path is not None:
+        seconds = mix.write(mix_path)
+        out.write(f"The whole session ({seconds:.0f} s) is in {mix_path}\n")
+    if not session.over:
+        print("facilitator: the demo crew gave up before the voyage ended", file=sys.stderr)
+        return 1
+    if speech_dir is not None:
+        out.write(f"The assistant's speech is in {speech_dir}\n")
+    out.flush()
+    return 0

@@ -47,7 +47,10 @@ class _CommandModel(BaseModel):
     output: str
     say: list[str] = []
     type: list[str] = []
-    confirm: bool = False
+    #: voice confirmation: false (never), true (echoed; implicit when the recognizer is
+    #: sure, else asked), "always" (asked "Is that right?" whatever the recognizer says:
+    #: a mistake cannot be taken back)
+    confirm: bool | Literal["always"] = False
 
 
 class _FileModel(BaseModel):
@@ -131,6 +134,8 @@ class Grammar:
         self.forms: list[Form] = []
         self.responses: dict[str, str] = {}
         self.confirmed: set[str] = set()
+        #: the confirmed intents that are always asked, never implicitly echoed
+        self.always_confirmed: set[str] = set()
         self.intents: list[str] = []
         self.common_intents: set[str] = set()
         # game files first so that a game's phrasing wins over the common one
@@ -147,6 +152,10 @@ class Grammar:
         for name, model in files:
             for key, text in model.responses.items():
                 self.responses.setdefault(key, text)
+        # a common phrase that a game uses for its own command is the game's there
+        # (Two Windows "more" reveals; elsewhere "more" pages)
+        game_sources = {src for name, model in files if not name.endswith("/common.toml")
+                        for cmd in model.commands for src in (*cmd.say, *cmd.type)}
         for name, model in files:
             for index, cmd in enumerate(model.commands):
                 entry = f"command {index + 1} ({cmd.intent})"
@@ -156,14 +165,18 @@ class Grammar:
                     self.common_intents.add(cmd.intent)
                 if cmd.confirm:
                     self.confirmed.add(cmd.intent)
+                if cmd.confirm == "always":
+                    self.always_confirmed.add(cmd.intent)
                 if not cmd.say and not cmd.type:
                     raise GrammarError(name, entry, "has neither say nor type templates")
                 for source, typed_only in [(s, False) for s in cmd.say] + [(s, True) for s in cmd.type]:
+                    if name.endswith("/common.toml") and source in game_sources:
+                        continue
                     try:
                         tree = t.parse(source)
                     except t.TemplateSyntaxError as exc:
                         raise GrammarError(name, entry, str(exc)) from None
-                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, cmd.confirm)
+                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, bool(cmd.confirm))
                     self._check_form(name, entry, form)
                     self.forms.append(form)
         self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}

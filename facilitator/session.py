@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ MAX_UTTERANCE = 300
 CONTROLS = frozenset({"louder", "softer", "slower", "faster", "stop listening", "start listening"})
 CONFIRMATIONS = frozenset({"yes", "no", "cancel"})
 LOBBY = frozenset({"new game", "resume"})
+#: says the next sentence of the last paged answer
+PAGE = "go on"
 
 
 class LineTaker(Protocol):
@@ -51,8 +54,32 @@ def handle_line(taker: LineTaker, text: str) -> Reply:
         return taker.reject(text, "too-long", "utterance too long")
     command = taker.parse(text)
     if isinstance(command, NotRecognized):
+        usage = getattr(taker, "usage_key", None)
+        key = usage(text) if usage is not None else None
+        if key is not None:
+            return taker.reject(text, key[0], "not understood", **key[1])
         return taker.reject(text, "say-again", "not understood")
     return taker.execute(command)
+
+
+def leading_word(source: str) -> str | None:
+    """The literal word a grammar template starts with (None: a slot or alternative)."""
+    match = re.match(r"\s*([A-Za-z][\w'-]*)", source)
+    return match.group(1).lower() if match else None
+
+
+def usage_key(grammar: Grammar, phrases: Phrasebook, text: str) -> tuple[str, dict[str, Any]] | None:
+    """See ``Session.usage_key``."""
+    words = text.lower().split()
+    if not words:
+        return None
+    for form in grammar.forms:
+        if leading_word(form.source) == words[0]:
+            key = "usage-" + form.intent.replace(" ", "-")
+            if key in phrases:
+                return key, {}
+            return "usage-fallback", {"intent": form.intent}
+    return None
 
 
 @dataclass
@@ -80,6 +107,8 @@ class Session:
         self.last_public: list[str] = []
         self.table = table or TableData()
         self.game_id = ""
+        self.pages: list[str] = []          # the rest of the last paged answer
+        self._paged_before = False          # the "say go on" cue is given once a table
 
     # -- starting ----------------------------------------------------------------
     @classmethod
@@ -224,6 +253,10 @@ class Session:
             return Reply(public=list(lines), command=command)
         if intent in CONTROLS:
             return self._answer(command, [self.phrases.say("voice-only")])
+        if intent == PAGE:
+            if not self.pages:
+                return self._answer(command, [self.phrases.say("page-end")])
+            return self._answer(command, [self.pages.pop(0)])
         if intent == "quit":
             return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
         if intent in CONFIRMATIONS:
@@ -237,7 +270,7 @@ class Session:
                 return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
         if intent in self.referee.queries:
             try:
-                return self._answer(command, self.referee.query(self.state, command, self.phrases))
+                return self._paged(command, self.referee.query(self.state, command, self.phrases))
             except IllegalCommandError as exc:
                 return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
         try:
@@ -263,7 +296,33 @@ class Session:
         self.last_public = reply.public
         return reply
 
+    def usage_key(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        """The usage line for a line that starts like a command but does not parse.
+
+        The line's leading word is matched to the intents whose templates start with
+        it (``check W 5`` -> check); the game's ``usage-<intent>`` response says how
+        to say it, else a common fallback.  None when no intent starts that way.
+        """
+        return usage_key(self.grammar, self.phrases, text)
+
+    def usage_line(self, intent: str) -> str:
+        """How to say ``intent``: its ``usage-<intent>`` response, else the fallback."""
+        key = "usage-" + intent.replace(" ", "-")
+        if key in self.phrases:
+            return self.phrases.say(key)
+        return self.phrases.say("usage-fallback", intent=intent)
+
     # -- internals -----------------------------------------------------------------
+    def _paged(self, command: Command, lines: list[str]) -> Reply:
+        """A query's answer: its first sentence now, the rest on "go on" (text and voice)."""
+        lines = [line for line in lines if line]
+        self.pages = lines[1:]
+        first = lines[:1]
+        if self.pages and not self._paged_before:
+            self._paged_before = True
+            first = [*first, self.phrases.say("page-more")]
+        return self._answer(command, first)
+
     def _answer(self, command: Command, lines: list[str]) -> Reply:
         self.last_public = lines
         return Reply(public=lines, command=command)

@@ -63,7 +63,7 @@ class Speech:
 
     voice: str | None = None
     rate_wpm: int = 165
-    volume: float = 0.9
+    volume: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -423,7 +423,7 @@ TEMPLATE = """\
 [speech]
 # voice = "en-us"          # an espeak-ng voice name (espeak-ng --voices)
 rate_wpm = 165             # words per minute, 80 to 400
-volume = 0.9               # 0.1 to 1
+volume = 0.5               # 0.1 to 1 (1 is the loudest; 0.5 leaves two "louder" steps)
 
 [devices]
 # input = "USB"            # microphone: part of its name, or its index (facilitator devices)

@@ -18,8 +18,10 @@ from ..session import Session
 
 __all__ = ["Control", "Field", "find", "prompt", "seat_controls", "table_controls"]
 
-#: common questions every screen offers (repeat always; the others while legal)
-COMMON_QUERIES = ("repeat", "status", "help", "read rules")
+#: common questions every screen offers (the ``ALWAYS`` ones always; the others while legal)
+COMMON_QUERIES = ("repeat", "go on", "status", "help", "read rules")
+#: offered whatever the game's state: repeat, and "go on" (the rest of a long answer)
+ALWAYS = frozenset({"repeat", "go on"})
 #: common commands that are never buttons: voice settings, confirmations, the lobby's
 NOT_BUTTONS = frozenset({"yes", "no", "cancel", "louder", "softer", "slower", "faster",
                          "stop listening", "start listening", "new game", "resume", "quit",
@@ -65,7 +67,7 @@ def _derived(session: Session, screen: GameScreen, taken: set[str], legal: set[s
 def _queries(session: Session, screen: GameScreen, legal: set[str]) -> list[Control]:
     words = _labels()["controls"]
     out = [Control(q.replace(" ", "-"), words[q], q, intent=q)
-           for q in COMMON_QUERIES if q == "repeat" or q in legal]
+           for q in COMMON_QUERIES if q in ALWAYS or q in legal]
     games = screen.query_controls(session.state, legal)
     taken = {c.intent for c in out + games}
     return out + _derived(session, screen, taken, legal, True, None) + games

@@ -34,11 +34,22 @@ class Frame:
 
 @dataclass(frozen=True)
 class Segment:
-    """One endpointed utterance: ``start``/``end`` are stream seconds of the voiced part."""
+    """One endpointed utterance: ``start``/``end`` are stream seconds of the voiced part.
+
+    ``pcm_start`` is the stream time of the first sample of ``pcm`` (the endpointer
+    keeps a little padding before the voice starts); None means ``start``.
+    """
 
     pcm: bytes
     start: float
     end: float
+    pcm_start: float | None = None
+
+    def after(self, t: float) -> Segment:
+        """The part of this utterance from stream time ``t`` on (``t`` within it)."""
+        origin = self.start if self.pcm_start is None else self.pcm_start
+        cut = max(0, round((t - origin) * SAMPLE_RATE)) * SAMPLE_WIDTH
+        return Segment(self.pcm[cut:], max(self.start, t), self.end, max(self.start, t))
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,9 @@ class VoiceSettings:
     """Speech-out settings; rate in words per minute, volume 0.0-1.0."""
 
     rate_wpm: int = 165
-    volume: float = 0.9
+    #: a linear gain on the voice and the earcons: 1.0 is the loudest without
+    #: clipping; the default 0.5 (-6 dB) leaves two audible "louder" steps
+    volume: float = 0.5
     voice: str | None = None
     deaf_after_speech_seconds: float = 0.3
     confirm_timeout_seconds: float = 8.0

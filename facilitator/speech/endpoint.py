@@ -120,4 +120,5 @@ class Endpointer:
             return None
         keep_until = utterance.last_voiced_end + self.padding_seconds
         pcm = b"".join(f.pcm for f in utterance.frames if f.t < keep_until)
-        return Segment(pcm, utterance.first_voiced, utterance.last_voiced_end)
+        return Segment(pcm, utterance.first_voiced, utterance.last_voiced_end,
+                       pcm_start=utterance.frames[0].t)

@@ -3,8 +3,10 @@
 An explicit state machine behind the small interfaces of ``speech/base.py``::
 
     DORMANT ──wake phrase / push-to-talk──> LISTENING
-    LISTENING ──consequential command──> CONFIRMING ──yes──> (applied) LISTENING
-                                            └──no / cancel / timeout──> LISTENING
+    LISTENING ──asked command──> CONFIRMING ──yes──> (applied) LISTENING
+                                    └──no / cancel / timeout──> LISTENING
+    LISTENING ──sure, undoable command──> HOLDING ──window closes / yes──> (applied)
+                                             └──no / cancel / undo that──> LISTENING
     LISTENING ──"stop listening"──> PAUSED ──"start listening"──> LISTENING
     any ──while the assistant talks──> SPEAKING ──> back
     any ──game over / quit confirmed──> DONE
@@ -14,10 +16,15 @@ mapped onto the stream for a microphone (``wall_clock=time.monotonic``).  Half
 duplex: a segment that overlaps the assistant's speech or the deaf window after
 it (``VoiceSettings.deaf_after_speech_seconds``) is discarded unheard.
 
-What is logged (see the project's voice-loop notes): a hypothesis that does not
-parse is a ``command-rejected`` (reason ``not understood``), exactly as a typed
-line would be; silence or noise with no words, gated or half-duplex segments,
-answers to a confirmation question and cancelled commands log nothing.
+Half duplex trims the assistant's own sound off the front of a quick reply
+instead of dropping it.  How a command is confirmed depends on how sure the
+recognizer is and on the grammar's ``confirm`` marking (``_route``); chatter
+(not understood, or an aside heard unsure, and not addressed to the referee)
+gets silence.  What is logged (see the project's voice-loop notes): words
+addressed to the referee that do not parse are a ``command-rejected`` (reason
+``not understood``), exactly as a typed line would be; chatter, silence or
+noise with no words, gated or half-duplex segments, answers to a question and
+cancelled or undone commands log nothing.
 """
 
 from __future__ import annotations
@@ -43,8 +50,14 @@ from .base import (
     VoiceSettings,
 )
 
-#: what can be said while a consequential command waits for its answer
+#: the answers to "... Is that right?"
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
+#: answered while a question is open, which stays open (the game's queries too)
+QUESTION_ASIDES = frozenset({"repeat", "help", "go on"})
+#: what takes back (or applies at once) an implicitly echoed command in its window
+HOLD_ANSWERS = frozenset({"yes", "no", "cancel", "repeat"})
+#: answers aloud without changing the game (with CONTROLS and the game's queries)
+ASIDES = frozenset({"repeat", "help", "go on", "status", "read rules"})
 PAUSED_INTENTS = frozenset({"start listening"})
 WAKE_LIST = "wake"
 
@@ -52,7 +65,8 @@ WAKE_LIST = "wake"
 class LoopState(str, Enum):
     DORMANT = "dormant"        # gated: waiting for the wake phrase or push-to-talk
     LISTENING = "listening"
-    CONFIRMING = "confirming"
+    CONFIRMING = "confirming"  # "... Is that right?" is open
+    HOLDING = "holding"        # an implicitly echoed command waits out its undo window
     SPEAKING = "speaking"
     PAUSED = "paused"
     DONE = "done"
@@ -70,8 +84,16 @@ class LoopSettings:
     press_slack_seconds: float = 0.5
     #: earcons count as assistant sound for half duplex
     earcon_seconds: float = 0.3
-    volume_step: float = 0.15
-    min_volume: float = 0.1
+    #: a "louder" or "softer" step, in decibels (3 dB is clearly audible)
+    volume_step_db: float = 3.0
+    min_volume: float = 0.1    # -20 dB
+    max_volume: float = 1.0    # the loudest the voice goes without clipping
+    #: the undo window after an implicit echo ("Send north east south west.")
+    implicit_window_seconds: float = 3.0
+    #: the least of an utterance kept after trimming the assistant's own sound off its front
+    min_trimmed_seconds: float = 0.25
+    #: failures in a row before the referee offers the right form (once)
+    hint_after_failures: int = 2
     rate_step_wpm: int = 25
     min_rate_wpm: int = 90
     max_rate_wpm: int = 280
@@ -161,6 +183,15 @@ class ListenLoop:
         self._typed: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._warn = warn or (lambda message: None)
         self.speaker_failed = False
+        # figures for the docs and the scripted game night
+        self.asked = 0      # "... Is that right?" questions
+        self.held = 0       # implicit echoes with an undo window
+        self.undone = 0     # implicit echoes taken back
+        self.released = 0   # implicit echoes applied when their window closed
+        self.trimmed = 0    # utterances kept after trimming the assistant's sound off their front
+        self.chatter = 0    # utterances met with silence as chatter
+        self.failures = 0   # addressed failures in a row
+        self._hinted = False
 
     # -- time --------------------------------------------------------------------
     @property
@@ -190,6 +221,8 @@ class ListenLoop:
         if self.state is LoopState.CONFIRMING and self._deadline is not None and self.now() > self._deadline:
             # in stream time the answer "came" when the deadline passed, not when we noticed
             self._timeout(at=None if self._wall else self._deadline)
+        if self.state is LoopState.HOLDING and self._deadline is not None and self.now() > self._deadline:
+            self._release_hold(at=None if self._wall else self._deadline)
         while self.state is not LoopState.DONE:
             try:
                 line = self._typed.get_nowait()
@@ -267,6 +300,8 @@ class ListenLoop:
         """The input ended: a question still open times out (nothing was answered)."""
         if self.state is LoopState.CONFIRMING:
             self._timeout()
+        elif self.state is LoopState.HOLDING:
+            self._release_hold()   # the window closes with the input: nothing took it back
 
     # -- one utterance -----------------------------------------------------------
     def hear(self, segment: Segment) -> None:
@@ -274,14 +309,23 @@ class ListenLoop:
         if self.state is LoopState.DONE:
             return
         self.tick(segment.start)  # a timeout due before the utterance began fires first
+        if self.state is LoopState.DONE:
+            return
         self._stream_now = max(self._stream_now, segment.end)
         self.heard_segments += 1
         self.current = segment
-        if self._overlaps_speech(segment):
+        admitted, beyond = self._admit(segment)
+        if admitted is None:
             self.discarded.append(Discarded(segment, "half-duplex"))
+            if beyond and self._expecting(segment):
+                self._earcon("not-understood")   # someone spoke to us: never silence
             return
+        self.current = segment = admitted
         if self.state is LoopState.CONFIRMING:
             self._hear_answer(segment)
+            return
+        if self.state is LoopState.HOLDING:
+            self._hear_during_hold(segment)
             return
         if self.state is LoopState.PAUSED:
             hyp = self._decode(segment, PAUSED_INTENTS)
@@ -291,28 +335,114 @@ class ListenLoop:
                 return
             self._control(command.intent)
             return
-        if self.gated and not self._is_armed(segment):
-            if self.settings.wake_phrase and self._is_wake(segment):
+        armed = self._is_armed(segment)
+        if self.gated and not armed:
+            hyp = self._decode_with(segment, self.wake_grammar())
+            woke, rest = self._split_wake(hyp)
+            if not woke:
+                self.discarded.append(Discarded(segment, "not-armed"))
+                return
+            assert hyp is not None
+            self.captions.heard(hyp.text)
+            if not rest:
                 self._earcon("listening")
                 self._rearm()
-            else:
-                self.discarded.append(Discarded(segment, "not-armed"))
+                return
+            self._disarm()
+            self.state = LoopState.LISTENING
+            # the wake phrase in the same breath counts only from a sure hearing: chatter
+            # forced onto "hello facilitator what is the score" must not be answered
+            self._understand(rest, hyp, addressed=hyp.sure)
+            self._after_command()
             return
         self._disarm()
         if self.state is LoopState.DORMANT:
             self.state = LoopState.LISTENING
-        hyp = self._decode(segment, None)
-        if hyp is None or not hyp.text.strip():
-            self._not_understood()
+        hyp = self._decode_with(segment, self.listening_grammar())
+        woke, rest = self._split_wake(hyp)
+        if woke and not rest:
+            assert hyp is not None
+            self.captions.heard(hyp.text)
+            self._earcon("listening")
+            self._arm_once()
             return
-        self.captions.heard(hyp.text)
-        parsed = self.session.parse(hyp.text, typed=False, narrow=True)
+        if hyp is not None and hyp.text.strip():
+            self.captions.heard(hyp.text)
+        self._understand(rest, hyp, addressed=(woke and hyp is not None and hyp.sure) or armed)
+
+    def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool) -> None:
+        """Words heard while listening: chatter is met with silence, commands by how
+        sure the hearing was and how costly a mistake would be (see ``_route``)."""
+        if hyp is None or not text.strip():
+            if addressed:
+                self._not_understood()
+            else:
+                self._chatter()
+            return
+        parsed = self.session.parse(text, typed=False, narrow=True)
         if isinstance(parsed, NotRecognized):
+            if not addressed:
+                self._chatter()
+                return
             self._earcon("not-understood")
-            self._speak_reply(self.session.reject(hyp.text, "say-again", "not understood"), remember=False)
+            reply = self.session.reject(text, "say-again", "not understood")
+            self._failed(reply.public, self._usage_for(text))
             self._rearm()
             return
-        self._command(parsed)
+        self._route(parsed, sure=hyp.sure, addressed=addressed)
+
+    def _route(self, command: Command, *, sure: bool, addressed: bool) -> None:
+        """Decide how a heard command is taken.
+
+        * queries, help, repeat, paging and voice controls change nothing in the game
+          but answer aloud: taken only from a sure hearing or one addressed to the
+          referee (the wake phrase, push-to-talk); otherwise silence (chatter);
+        * ``confirm = "always"`` intents, and confirmed intents heard unsure, are
+          asked "... Is that right?" and applied only on yes;
+        * ``confirm = true`` intents heard sure are echoed and held for a short
+          window in which "no", "undo" or "cancel" takes them back;
+        * commands without a ``confirm`` marking are applied: the rules make them
+          free (Clover's place and turn before commit) or check them (an
+          informant's fact against the report, a clue against the keyword);
+        * from an unsure, unaddressed hearing, a command the referee would refuse
+          now ("yes" with nothing asked, an illegal route) is chatter: silence.
+        """
+        intent = command.intent
+        grammar = self.session.grammar
+        trusted = sure or addressed
+        if intent in self._asides():
+            if not trusted:
+                self._chatter()
+                return
+            self._command(command)
+            return
+        if not trusted and self._idle_or_illegal(command):
+            self._chatter()   # "yes" with nothing asked, a route that repeats a direction
+            return
+        if intent in grammar.confirmed and self._acceptable(command):
+            self._earcon("understood")
+            self.pending = command
+            if intent in grammar.always_confirmed or not sure:
+                self.asked += 1
+                self._ask()
+            else:
+                self.held += 1
+                self._hold()
+            return
+        self._command(command)
+
+    def _idle_or_illegal(self, command: Command) -> bool:
+        """Whether the referee would refuse ``command`` now (nothing to confirm, a move
+        the rules forbid): from an unsure, unaddressed hearing that is chatter, not a
+        command to refuse aloud and log.  The lobby refuses nothing this way."""
+        if getattr(self.session, "acceptable", None) is not None:
+            return False
+        return not self._acceptable(command)
+
+    def _asides(self) -> frozenset[str]:
+        """What answers aloud without changing the game."""
+        queries = getattr(self.session.referee, "queries", frozenset())
+        return ASIDES | CONTROLS | frozenset(queries)
 
     def _command(self, command: Command) -> None:
         intent = command.intent
@@ -321,34 +451,58 @@ class ListenLoop:
             self._speak(self.last_said or [self.session.phrases.say("nothing-to-repeat")], remember=False)
         elif intent in CONTROLS:
             self._control(intent)
-        elif intent in self.session.grammar.confirmed and self._acceptable(command):
-            self.pending = command
-            self._ask()
         else:
             self._apply(command)
 
-    def _ask(self) -> None:
+    def _said_form(self) -> str:
         assert self.pending is not None
-        said = self.session.grammar.render(self.pending.canonical,
-                                           lists=self.session.referee.runtime_lists(self.session.state))
+        said = self.session.grammar.render(self.pending.canonical, lists=self._lists())
         said = said or self.pending.canonical
+        return said[:1].upper() + said[1:]
+
+    def _ask(self) -> None:
         self.state = LoopState.CONFIRMING
-        end = self._speak([self.session.phrases.say("confirm-ask", command=said[:1].upper() + said[1:])],
+        end = self._speak([self.session.phrases.say("confirm-ask", command=self._said_form())],
                           remember=False)
         self._deadline = end + self.voice.confirm_timeout_seconds
 
+    def _hold(self) -> None:
+        """The implicit echo: nothing is applied or logged until the window closes."""
+        self.state = LoopState.HOLDING
+        end = self._speak([self.session.phrases.say("confirm-echo", command=self._said_form())],
+                          remember=False)
+        self._deadline = end + self.settings.implicit_window_seconds
+
+    def question_intents(self) -> frozenset[str]:
+        """What can be said while a question is open: the answers, and asides that
+        leave it open (repeat, help, paging, the game's queries)."""
+        queries = getattr(self.session.referee, "queries", frozenset())
+        legal = self.session.legal_intents()
+        return CONFIRM_INTENTS | QUESTION_ASIDES | (frozenset(queries) & legal)
+
     def _hear_answer(self, segment: Segment) -> None:
-        hyp = self._decode(segment, CONFIRM_INTENTS)
-        command = self._parse(hyp, CONFIRM_INTENTS)
+        intents = self.question_intents()
+        hyp = self._decode(segment, intents)
+        command = self._parse(hyp, intents)
         if command is None:
             self._earcon("not-understood")
-            end = self._speak([self.session.phrases.say("say-again")], remember=False)
+            end = self._speak([self.session.phrases.say("confirm-yes-or-no")], remember=False)
             self._deadline = end + self.voice.confirm_timeout_seconds
             return
         self._earcon("understood")
         pending, intent = self.pending, command.intent
         if intent == "repeat":
             self._ask()
+            return
+        if intent == "help":
+            end = self._speak([self.session.phrases.say("confirm-help", command=self._said_form())],
+                              remember=False)
+            self._deadline = end + self.voice.confirm_timeout_seconds
+            return
+        if intent not in CONFIRM_INTENTS:   # a query: answered, the question stays open
+            reply = self.session.execute(command)
+            end = self._speak(reply.public, remember=False) if reply.public else self.now()
+            self._deadline = end + self.voice.confirm_timeout_seconds
             return
         self.pending = None
         self._deadline = None
@@ -359,6 +513,44 @@ class ListenLoop:
             self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
         self._after_command()
 
+    def _hear_during_hold(self, segment: Segment) -> None:
+        """While an echoed command waits: no / undo / cancel takes it back, yes applies
+        it now, repeat says the echo again; another command closes the window first
+        (the held command is applied) and is then heard as usual; chatter changes nothing."""
+        hyp = self._decode_with(segment, self.listening_grammar(None))
+        woke, rest = self._split_wake(hyp)
+        if hyp is None or not rest.strip():
+            return
+        self.captions.heard(hyp.text)
+        answer = self.session.grammar.parse(rest, intents=HOLD_ANSWERS, typed=False, lists=self._lists())
+        if not isinstance(answer, NotRecognized):
+            self._earcon("understood")
+            if answer.intent == "repeat":
+                self._hold()
+                return
+            pending, self.pending, self._deadline = self.pending, None, None
+            self.state = LoopState.LISTENING
+            if answer.intent == "yes" and pending is not None:
+                self._apply(pending)
+            else:
+                self.undone += 1
+                self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
+            self._after_command()
+            return
+        parsed = self.session.parse(rest, typed=False, narrow=True)
+        if isinstance(parsed, NotRecognized):
+            return
+        self._release_hold()
+        if self.state is not LoopState.DONE:
+            self._route(parsed, sure=hyp.sure, addressed=woke)
+
+    def _release_hold(self, at: float | None = None) -> None:
+        pending, self.pending, self._deadline = self.pending, None, None
+        self.state = LoopState.LISTENING
+        if pending is not None:
+            self.released += 1
+            self._apply(pending, at=at)
+
     def _timeout(self, at: float | None = None) -> None:
         self.pending = None
         self._deadline = None
@@ -366,18 +558,54 @@ class ListenLoop:
         self._speak([self.session.phrases.say("confirm-timeout")], remember=False, at=at)
         self._after_command()
 
-    def _apply(self, command: Command) -> None:
+    def _apply(self, command: Command, at: float | None = None) -> None:
         reply = self.session.execute(command)
-        self._speak_reply(reply)
+        extra: list[str] = []
+        if reply.accepted:
+            self.failures, self._hinted = 0, False
+        elif reply.logged:   # refused by the rules: a failure too
+            usage = getattr(self.session, "usage_line", None)
+            extra = self._count_failure(usage(command.intent) if usage is not None else None)
+        if reply.public or extra:
+            self._speak(reply.public + extra, remember=True, at=at)
+            if extra:
+                self.last_said = list(reply.public)
         if reply.quit or self.session.over:
             self.state = LoopState.DONE
         else:
             self._after_command()
 
+    def _failed(self, said: list[str], usage: str | None) -> None:
+        """A command addressed to the referee was not understood: say so, with a hint
+        after two failures in a row."""
+        self._speak(said + self._count_failure(usage), remember=False)
+
+    def _count_failure(self, usage: str | None) -> list[str]:
+        """Count a failure; after ``hint_after_failures`` in a row the right form is
+        offered once (the intent's usage line, else the moment's help)."""
+        self.failures += 1
+        if self.failures >= self.settings.hint_after_failures and not self._hinted:
+            self._hinted = True
+            return [usage or self._moment_help()]
+        return []
+
+    def _moment_help(self) -> str:
+        reply = self.session.execute(Command("help", "help", {}, "help"))
+        return reply.public[0] if reply.public else self.session.phrases.say("usage-help")
+
+    def _usage_for(self, text: str) -> str | None:
+        find = getattr(self.session, "usage_key", None)
+        key = find(text) if find is not None else None
+        return self.session.phrases.say(key[0], **key[1]) if key is not None else None
+
     def _typed_line(self, line: str) -> None:
         text = line.strip()
         if not text or text.startswith("#"):
             return
+        if self.state is LoopState.HOLDING:
+            self._release_hold()   # a typed line closes the window: the held command first
+            if self.state is LoopState.DONE:
+                return
         reply = self.session.handle(text)
         self._speak_reply(reply)
         if reply.quit or self.session.over:
@@ -406,16 +634,31 @@ class ListenLoop:
 
     # -- voice controls ------------------------------------------------------------
     def _control(self, intent: str) -> None:
+        """Volume in steps of ``volume_step_db`` (a linear gain 0.1-1.0: 1.0 is the loudest
+        the voice goes without clipping), rate in steps of ``rate_step_wpm``; at a limit
+        the reply says so and nothing changes."""
         v, s = self.voice, self.settings
+        key = "voice-" + intent.replace(" ", "-")
+        step = 10 ** (s.volume_step_db / 20)
+        near = 10 ** (0.5 / 20)   # within half a decibel of a limit is the limit
         if intent == "louder":
-            v.volume = round(min(1.0, v.volume + s.volume_step), 3)
+            if v.volume * near >= s.max_volume:
+                key = "voice-loudest"
+            louder = v.volume * step
+            v.volume = s.max_volume if louder * near >= s.max_volume else round(louder, 3)
         elif intent == "softer":
-            v.volume = round(max(s.min_volume, v.volume - s.volume_step), 3)
+            if v.volume <= s.min_volume * near:
+                key = "voice-softest"
+            softer = v.volume / step
+            v.volume = s.min_volume if softer <= s.min_volume * near else round(softer, 3)
         elif intent == "faster":
+            if v.rate_wpm >= s.max_rate_wpm:
+                key = "voice-fastest"
             v.rate_wpm = min(s.max_rate_wpm, v.rate_wpm + s.rate_step_wpm)
         elif intent == "slower":
+            if v.rate_wpm <= s.min_rate_wpm:
+                key = "voice-slowest"
             v.rate_wpm = max(s.min_rate_wpm, v.rate_wpm - s.rate_step_wpm)
-        key = "voice-" + intent.replace(" ", "-")
         if intent == "stop listening":
             self._speak([self.session.phrases.say(key)], remember=False)
             self.state = LoopState.PAUSED
@@ -449,49 +692,64 @@ class ListenLoop:
         """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
         return tuple(sorted({p for ps in self.session.grammar.lists[WAKE_LIST].spoken.values() for p in ps}))
 
-    def wake_grammar(self) -> RecognitionGrammar:
-        """The wake phrases *and*, as competitors, the commands legal now.
+    def listening_grammar(self, intents: Iterable[str] | None = None, *,
+                          bare_wake: bool = True) -> RecognitionGrammar:
+        """The commands of ``intents`` (None: legal now) with an optional wake phrase
+        before them, so "hey referee send north east south west" is one utterance;
+        ``bare_wake`` also takes the wake phrase on its own.
 
-        Under the wake phrase alone the decoder forces any speech onto it ("yes
-        please" became "hey referee"); with the commands beside it, a command said
-        without the wake phrase decodes as that command, which does not wake the
-        loop.  Only a hypothesis that is a wake phrase wakes it.
+        The loop builds this from whatever grammar the builder gives: a JSGF whose
+        public rule is ``<command>`` gets the wake phrases as a prefix rule, and the
+        phrase list gets the prefixed phrases.  Under the wake phrase alone the
+        decoder forced "yes please" onto "hey referee"; with the commands beside it,
+        a command said without the wake phrase decodes as that command.
         """
-        listening = self.recognition_grammar(None)
-        key: tuple[object, ...] = ("wake", listening.key, listening.jsgf)
+        base = self.recognition_grammar(intents)
+        key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
         if key not in self._grammars:
-            phrases = self.wake_phrases()
-            alternatives = " | ".join(f"( {p} )" for p in phrases)
+            wakes = self.wake_phrases()
             head = "public <command> = "
-            if head in listening.jsgf:
-                jsgf = listening.jsgf.replace(head, f"{head}{alternatives} | ", 1)
-                competitors = listening.phrases
+            if head in base.jsgf:
+                rule = " | ".join(f"( {p} )" for p in wakes)
+                top = "( <wake> [ <said> ] ) | <said>" if bare_wake else "[ <wake> ] <said>"
+                jsgf = base.jsgf.replace(head, f"{head}{top};\n<said> = ", 1) + f"<wake> = {rule};\n"
+                said = base.phrases
             else:  # a grammar of another shape: the wake phrases alone still work
-                jsgf = f"#JSGF V1.0;\ngrammar wake;\n{head}{alternatives};\n"
-                competitors = ()
+                jsgf = f"#JSGF V1.0;\ngrammar wake;\n{head}{' | '.join(f'( {p} )' for p in wakes)};\n"
+                said = ()
+            phrases = {*said, *(f"{w} {p}" for w in wakes for p in said)}
+            if bare_wake:
+                phrases |= set(wakes)
             self._grammars[key] = RecognitionGrammar(
-                jsgf=jsgf, phrases=tuple(sorted({*phrases, *competitors})),
-                words=frozenset(w for p in (*phrases, *competitors) for w in p.split()),
-                key=f"wake-{listening.key}")
+                jsgf=jsgf, phrases=tuple(sorted(phrases)),
+                words=frozenset(w for p in (*wakes, *said) for w in p.split()),
+                key=f"wake{int(bare_wake)}-{base.key}")
         return self._grammars[key]
 
-    def next_grammar(self) -> RecognitionGrammar | None:
-        """The grammar the next utterance will be decoded with (None: it will not be decoded)."""
+    def wake_grammar(self) -> RecognitionGrammar:
+        """While dormant: the wake phrase alone or before a command, and the commands
+        legal now as competitors (a command without the wake phrase does not wake)."""
+        return self.listening_grammar(None)
+
+    def next_grammar(self, *, for_completion: bool = False) -> RecognitionGrammar | None:
+        """The grammar the next utterance will be decoded with (None: it will not be
+        decoded).  ``for_completion``: the wake phrase alone is not a whole utterance
+        (the command may follow in the same breath)."""
         if self.state is LoopState.DONE:
             return None
         if self.state is LoopState.CONFIRMING:
-            return self.recognition_grammar(CONFIRM_INTENTS)
+            return self.recognition_grammar(self.question_intents())
         if self.state is LoopState.PAUSED:
             return self.recognition_grammar(PAUSED_INTENTS)
-        if self.gated and not self._held and self._armed is None:
-            return self.wake_grammar() if self.settings.wake_phrase else None
-        return self.recognition_grammar(None)
+        if self.gated and not self._held and self._armed is None and not self.settings.wake_phrase:
+            return None
+        return self.listening_grammar(None, bare_wake=not for_completion)
 
     def complete(self, pcm: bytes) -> bool:
         """Whether ``pcm`` already holds a whole phrase of the next grammar, so the
         endpointer may end the utterance after a short pause (lower latency)."""
         check = getattr(self.recognizer, "is_complete", None)
-        grammar = self.next_grammar()
+        grammar = self.next_grammar(for_completion=True)
         if check is None or grammar is None:
             return False
         try:
@@ -500,20 +758,27 @@ class ListenLoop:
             return False
 
     def _decode(self, segment: Segment, intents: Iterable[str] | None) -> Hypothesis | None:
+        return self._decode_with(segment, self.recognition_grammar(intents))
+
+    def _decode_with(self, segment: Segment, grammar: RecognitionGrammar) -> Hypothesis | None:
+        if not segment.pcm:
+            return None
         try:
-            return self.recognizer.decode(segment.pcm, self.recognition_grammar(intents))
+            return self.recognizer.decode(segment.pcm, grammar)
         except FacilitatorError:
             return None  # a recognizer failure on one utterance is a "say again", not a crash
 
-    def _is_wake(self, segment: Segment) -> bool:
-        try:
-            hyp = self.recognizer.decode(segment.pcm, self.wake_grammar())
-        except FacilitatorError:
-            return False
-        if hyp is None or " ".join(hyp.text.lower().split()) not in self.wake_phrases():
-            return False
-        self.captions.heard(hyp.text)
-        return True
+    def _split_wake(self, hyp: Hypothesis | None) -> tuple[bool, str]:
+        """(whether the words start with a wake phrase, the words after it)."""
+        if hyp is None:
+            return False, ""
+        words = " ".join(hyp.text.lower().split())
+        for wake in self.wake_phrases():
+            if words == wake:
+                return True, ""
+            if words.startswith(wake + " "):
+                return True, words[len(wake) + 1:]
+        return False, hyp.text
 
     def _parse(self, hyp: Hypothesis | None, intents: frozenset[str]) -> Command | None:
         if hyp is None or not hyp.text.strip():
@@ -531,10 +796,27 @@ class ListenLoop:
         if not self._held:
             self._armed = None
 
+    def _expecting(self, segment: Segment) -> bool:
+        """Whether the table is talking to the referee now (a question or an echo is
+        open, or the loop was woken or pressed), so a lost utterance gets a sound."""
+        return self.state in (LoopState.CONFIRMING, LoopState.HOLDING) or self._is_armed(segment)
+
     def _not_understood(self) -> None:
+        """Addressed, but no words were heard: a sound and "Say again?"."""
         self._earcon("not-understood")
-        self._speak([self.session.phrases.say("say-again")], remember=False)
+        self._failed([self.session.phrases.say("say-again")], None)
         self._rearm()
+
+    def _chatter(self) -> None:
+        """Not understood and not addressed to the referee: silence (a soft sound when
+        gated and armed is handled by the caller)."""
+        self.chatter += 1
+        if self.current is not None:
+            self.discarded.append(Discarded(self.current, "chatter"))
+
+    def _arm_once(self) -> None:
+        """The wake phrase on its own, ungated: the next command is addressed."""
+        self._armed = (self.now(), self.now() + self.settings.armed_window_seconds)
 
     def _rearm(self) -> None:
         """Gated: the next utterance may follow without a new wake phrase or press."""
@@ -543,12 +825,35 @@ class ListenLoop:
             self.state = LoopState.LISTENING
 
     # -- half duplex ---------------------------------------------------------------
-    def _overlaps_speech(self, segment: Segment) -> bool:
-        return any(segment.start < until and segment.end > start for start, until in self._speech)
+    def _admit(self, segment: Segment) -> tuple[Segment | None, bool]:
+        """Half duplex (invariant 6): the part of ``segment`` heard after the assistant's
+        own sound and the deaf window after it, or None; and whether the utterance
+        went on past that sound (someone spoke, not only the assistant's echo).
+
+        A reply said quickly after a prompt or an earcon starts inside the deaf
+        window; its front is trimmed instead of dropping the whole utterance.  An
+        utterance that began before the assistant started talking is dropped (the
+        table talked over it)."""
+        hits = [(start, until) for start, until in self._speech
+                if segment.start < until and segment.end > start]
+        if not hits:
+            return segment, True
+        until = max(u for _, u in hits)
+        beyond = segment.end > until
+        if any(segment.start < start for start, _ in hits):
+            return None, beyond
+        if segment.end - until < self.settings.min_trimmed_seconds:
+            return None, beyond
+        trimmed = segment.after(until)
+        if any(trimmed.start < u and trimmed.end > s for s, u in self._speech):
+            return None, beyond
+        self.trimmed += 1
+        return trimmed, True
 
     def _speak_reply(self, reply: Reply, remember: bool = True) -> None:
         if reply.public:
             self._speak(reply.public, remember=remember)
+
 
     def _speak(self, sentences: list[str], remember: bool = True, at: float | None = None) -> float:
         """Say ``sentences`` with captions; return the loop time the deaf window ends."""

@@ -6,6 +6,11 @@ sentence to a WAV file with ``save_to_file``; the parent waits with a timeout,
 and on a timeout or a dead worker kills it and renders that sentence with the
 ``espeak-ng`` program instead.  The audio is then played through sounddevice
 (``SoundSpeaker``) or kept as numbered WAV files (``FileSpeaker``).
+
+Volume is one linear gain applied here to the rendered speech *and* to the
+earcons (``VoiceSettings.volume``; 1.0 is espeak-ng's own level, which peaks just
+below full scale): the engines always render at their full level, so "louder"
+and "softer" move speech and earcons together in exact decibel steps.
 """
 
 from __future__ import annotations
@@ -31,6 +36,18 @@ EARCONS = ("listening", "understood", "not-understood")
 INSTALL_HINT = ("install espeak-ng (Debian/Raspberry Pi OS: sudo apt install espeak-ng; "
                 "macOS: brew install espeak-ng)")
 START_SECONDS = 10.0
+#: espeak-ng's own amplitude: its loudest sentences peak about 2 dB below full scale
+FULL_AMPLITUDE = 100
+
+
+def scaled(pcm: bytes, gain: float) -> bytes:
+    """16-bit PCM times ``gain`` (clipped), the one volume of speech and earcons."""
+    if abs(gain - 1.0) < 1e-9:
+        return pcm
+    import numpy as np
+
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) * gain
+    return np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
 
 
 def _timeout(text: str) -> float:
@@ -77,13 +94,13 @@ class Synthesizer:
         if self.engine == "pyttsx3" and self._worker_failures < 2 and self._with_worker(text, path):
             audio = _read_pcm(path, remove=True)
             if audio is not None:
-                return audio
+                return scaled(audio[0], self.settings.volume), audio[1]
         self.fallbacks += self.engine == "pyttsx3"
         self._with_program(text, path)
         audio = _read_pcm(path, remove=True)
         if audio is None:
             raise SpeechError(f"espeak-ng wrote no audio for {text[:40]!r}")
-        return audio
+        return scaled(audio[0], self.settings.volume), audio[1]
 
     # -- the pyttsx3 worker ----------------------------------------------------
     def _start_worker(self) -> bool:
@@ -130,7 +147,7 @@ class Synthesizer:
         worker = self._worker
         assert worker is not None and worker.stdin is not None
         request = {"text": text, "path": str(path), "voice": self.settings.voice,
-                   "rate_wpm": self.settings.rate_wpm, "volume": self.settings.volume}
+                   "rate_wpm": self.settings.rate_wpm, "volume": 1.0}
         try:
             worker.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
             worker.stdin.flush()
@@ -154,7 +171,7 @@ class Synthesizer:
     # -- the espeak-ng program ---------------------------------------------------
     def _with_program(self, text: str, path: Path) -> None:
         command = [self._program, "-s", str(int(self.settings.rate_wpm)),
-                   "-a", str(max(0, min(200, round(self.settings.volume * 100)))), "-w", str(path)]
+                   "-a", str(FULL_AMPLITUDE), "-w", str(path)]
         if self.settings.voice:
             command += ["-v", self.settings.voice]
         try:
@@ -239,7 +256,7 @@ class SoundSpeaker:
         if name not in self._earcons:
             self._earcons[name] = load_earcon(name)
         pcm, rate = self._earcons[name]
-        play_pcm(pcm, rate, self.device)
+        play_pcm(scaled(pcm, self.settings.volume), rate, self.device)
 
 
 class FileSpeaker:
@@ -272,5 +289,5 @@ class FileSpeaker:
 
     def earcon(self, name: str) -> None:
         pcm, rate = load_earcon(name)
-        write_wav(self._next(f"earcon-{name}"), pcm, rate)
+        write_wav(self._next(f"earcon-{name}"), scaled(pcm, self.settings.volume), rate)
         self.earcons.append(name)

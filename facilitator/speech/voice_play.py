@@ -48,7 +48,7 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
                    help="listen only after a key press (Enter), a GPIO button or an input-device key")
     v.add_argument("--rate", type=int, metavar="WPM", help="speech rate in words per minute (default 165)")
-    v.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1 (default 0.9)")
+    v.add_argument("--volume", type=float, metavar="0-1", help="speech volume from 0.1 to 1 (default 0.5)")
     v.add_argument("--voice", metavar="NAME", help="an espeak-ng voice (espeak-ng --voices)")
 
 

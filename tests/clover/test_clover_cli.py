@@ -237,11 +237,11 @@ def test_misheard_and_illegal_lines_cost_nothing(new_table: Callable[..., Any]) 
         table.say(line)
     assert table.public[-7:] == [
         "There is no seat 5; the seats are 1 to 3.",
-        "Say again?",
+        table.session.usage_line("place"),      # starts like a move: how to say it
         "The boards are not laid out yet. Still writing clues: Player 1, Player 2, Player 3.",
         "The boards are not laid out yet. Still writing clues: Player 1, Player 2, Player 3.",
         "No cards are on the table yet.",
-        "Say again?",
+        table.session.usage_line("clue"),
         "That was too long to be a command. Say again?",
     ]
     assert table.state == before

@@ -71,8 +71,8 @@ def test_canonical_forms_parse_to_themselves() -> None:
 
 
 def test_consequential_commands_are_confirmed_by_voice() -> None:
-    assert {"play", "rewind", "finish"} <= GRAMMAR.confirmed
-    assert not {"pass", "hands"} & GRAMMAR.confirmed
+    assert {"play", "pass", "rewind", "finish"} <= GRAMMAR.confirmed   # a pass spends the turn
+    assert "finish" in GRAMMAR.always_confirmed and "hands" not in GRAMMAR.confirmed
 
 
 def test_legal_intents_narrow_the_voice_grammar(table) -> None:  # type: ignore[no-untyped-def]

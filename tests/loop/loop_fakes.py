@@ -4,6 +4,10 @@ A fake utterance is a ``Segment`` whose ``pcm`` is the UTF-8 text a player said.
 The scripted recognizer behaves like a grammar-constrained engine: it returns the
 words only when they are a phrase of the grammar it was given (else nothing);
 ``raw:`` text is returned whatever the grammar (an open-vocabulary engine).
+The recognizer is sure of what it heard unless the text starts with ``unsure:``.
+Audio said while the assistant's own sound still plays (``said_after``) starts
+with NUL bytes standing for that sound: an utterance still holding any of it is
+not recognized, so only an utterance trimmed past it is heard.
 """
 
 from __future__ import annotations
@@ -14,13 +18,37 @@ from typing import Any
 
 from facilitator.games import find_game
 from facilitator.session import Session
-from facilitator.speech.base import Hypothesis, RecognitionGrammar, Segment, VoiceSettings
+from facilitator.speech.base import (
+    SAMPLE_RATE,
+    SAMPLE_WIDTH,
+    Hypothesis,
+    RecognitionGrammar,
+    Segment,
+    VoiceSettings,
+)
 
 ROUTES = "ESNW,NESW,WSEN"
 
 
 def said(text: str, start: float, seconds: float = 1.0) -> Segment:
     return Segment(pcm=text.encode("utf-8"), start=start, end=start + seconds)
+
+
+def said_after(text: str, start: float, echo_seconds: float, seconds: float = 1.0) -> Segment:
+    """An utterance whose first ``echo_seconds`` are the assistant's own sound (the
+    endpointer joined the echo and the reply into one utterance)."""
+    echo = b"\0" * (round(echo_seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+    return Segment(pcm=echo + text.encode("utf-8"), start=start, end=start + echo_seconds + seconds)
+
+
+def heard(pcm: bytes) -> tuple[str, bool] | None:
+    """The fake audio's words and whether the recognizer is sure (None: garbled by echo)."""
+    if pcm.startswith(b"\0"):
+        return None
+    text = pcm.decode("utf-8", errors="replace")
+    if text.startswith("unsure:"):
+        return text[len("unsure:"):], False
+    return text, True
 
 
 class ScriptedRecognizer:
@@ -32,14 +60,18 @@ class ScriptedRecognizer:
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         self.grammars.append(grammar)
-        text = pcm.decode("utf-8")
+        got = heard(pcm)
+        if got is None:
+            return None
+        text, sure = got
         self.decoded.append(text)
         if text.startswith("raw:"):
-            return Hypothesis(text[4:])
-        return Hypothesis(text) if text in grammar.phrases else None
+            return Hypothesis(text[4:], sure=sure)
+        return Hypothesis(text, sure=sure) if text in grammar.phrases else None
 
     def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
-        return pcm.decode("utf-8") in grammar.phrases
+        got = heard(pcm)
+        return got is not None and got[0] in grammar.phrases
 
 
 @dataclass

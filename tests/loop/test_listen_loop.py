@@ -19,7 +19,8 @@ from facilitator.errors import DeviceError
 from facilitator.speech.base import VoiceSettings
 from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState, Tick
 
-SEND = "send north east south west"          # route NESW; leg 1's hidden route is ESNW
+PLAIN = "send north east south west"         # route NESW; leg 1's hidden route is ESNW
+SEND = "unsure:" + PLAIN                     # heard unsure: asked "... Is that right?"
 ECHO = "Send north east south west. Is that right?"
 
 
@@ -86,7 +87,7 @@ def test_no_answer_within_the_timeout_cancels(tmp_path: Path) -> None:
 
 def test_a_late_yes_is_a_timeout_then_a_new_utterance(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
-    loop.run([said(SEND, 1.0), said("is west in position four", 30.0)])
+    loop.run([said(SEND, 1.0), said("unsure:is west in position four", 30.0)])
     assert speaker.spoken[:2] == [ECHO, "No answer, so cancelled."]
     assert speaker.spoken[2] == "Is west in position four. Is that right?"
     # the input ended with that question open: it times out too
@@ -99,11 +100,12 @@ def test_what_is_heard_while_the_assistant_speaks_is_discarded(tmp_path: Path) -
     recognizer = loop.recognizer
     loop.hear(said(SEND, 1.0))            # echo from 2.0 to 4.0, deaf until 4.3
     loop.hear(said("yes", 3.0))           # during the echo (the speaker's own voice)
-    loop.hear(said("yes", 4.1, 0.5))      # in the deaf window after it
+    loop.hear(said("yes", 4.1, 0.3))      # in the deaf window after it, too little beyond it
     assert [d.reason for d in loop.discarded] == ["half-duplex", "half-duplex"]
-    assert recognizer.decoded == [SEND]   # never decoded
+    assert recognizer.decoded == [PLAIN]  # never decoded
     assert logged(tmp_path) == [] and loop.state is LoopState.CONFIRMING
-    loop.hear(said("yes", 4.4))
+    assert loop.recognizer is recognizer and recognizer.decoded == [PLAIN]
+    loop.hear(said("yes", 5.0))           # after the "not understood" sound for the lost one
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
 
 
@@ -131,16 +133,22 @@ def test_repeat_while_confirming_asks_again(tmp_path: Path) -> None:
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
 
 
-def test_nothing_heard_gets_the_earcon_and_say_again_unlogged(tmp_path: Path) -> None:
+def test_nothing_heard_gets_the_earcon_and_say_again_unlogged_when_addressed(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
-    loop.hear(said("", 1.0))              # noise: the recognizer finds no words
+    loop.hear(said("", 1.0))              # noise at an always-listening table: silence
+    assert speaker.earcons == [] and speaker.spoken == []
+    loop.hear(said("hey referee", 2.0))   # the wake phrase alone: the next utterance is addressed
+    assert speaker.earcons[-1] == "listening"
+    loop.hear(said("", 3.0))              # noise: the recognizer finds no words
     assert speaker.earcons[-1] == "not-understood" and speaker.spoken == ["Say again?"]
     assert logged(tmp_path) == []
 
 
 def test_words_that_do_not_parse_are_a_logged_rejection(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
-    loop.hear(said("raw:send the boat north", 1.0))
+    loop.hear(said("raw:send the boat north", 0.5))     # not addressed: chatter, silence
+    assert speaker.spoken == [] and logged(tmp_path) == []
+    loop.hear(said("raw:hey referee send the boat north", 1.0))
     assert speaker.earcons[-1] == "not-understood" and speaker.spoken == ["Say again?"]
     rejected = read_jsonl(tmp_path / "log.jsonl")[3]
     assert rejected["type"] == "command-rejected"
@@ -152,8 +160,8 @@ def test_words_that_do_not_parse_are_a_logged_rejection(tmp_path: Path) -> None:
 def test_a_misheard_answer_asks_again_and_keeps_the_command_waiting(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
     loop.hear(said(SEND, 1.0))
-    loop.hear(said("status", 5.0))        # not an answer: the confirm grammar lacks it
-    assert speaker.spoken == [ECHO, "Say again?"] and loop.state is LoopState.CONFIRMING
+    loop.hear(said("louder", 5.0))        # not an answer: the question's grammar lacks it
+    assert speaker.spoken == [ECHO, "Please say yes or no."] and loop.state is LoopState.CONFIRMING
     loop.hear(said("yes", 9.0))
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
 
@@ -176,12 +184,12 @@ def test_the_grammar_is_narrowed_to_the_state(tmp_path: Path) -> None:
     recognizer = loop.recognizer
     loop.hear(said(SEND, 1.0))
     listening = recognizer.grammars[-1]
-    assert SEND in listening.phrases and "yes" in listening.phrases
+    assert PLAIN in listening.phrases and "yes" in listening.phrases
     assert not any("anchor" in p for p in listening.phrases)   # no keeper: no spoken totals
     loop.hear(said("yes", 5.0))
     confirming = recognizer.grammars[-1]
     assert set(confirming.phrases) >= {"yes", "no", "cancel", "repeat"}
-    assert SEND not in confirming.phrases and "status" not in confirming.phrases
+    assert PLAIN not in confirming.phrases and "louder" not in confirming.phrases
 
 
 def test_voice_controls_change_the_voice_and_log_nothing(tmp_path: Path) -> None:
@@ -191,10 +199,10 @@ def test_voice_controls_change_the_voice_and_log_nothing(tmp_path: Path) -> None
               said("faster", 17.0)])
     assert speaker.spoken == ["Louder, like this.", "Slower, like this.", "Softer, like this.",
                               "Softer, like this.", "Faster, like this."]
-    step, rate_step = loop.settings.volume_step, loop.settings.rate_step_wpm
-    assert speaker.settings[0] == (pytest.approx(min(1.0, volume + step)), rate)
-    assert speaker.settings[1] == (pytest.approx(min(1.0, volume + step)), rate - rate_step)
-    assert speaker.settings[3][0] == pytest.approx(min(1.0, volume + step) - 2 * step)
+    step, rate_step = 10 ** (loop.settings.volume_step_db / 20), loop.settings.rate_step_wpm
+    assert speaker.settings[0] == (pytest.approx(volume * step, abs=1e-3), rate)
+    assert speaker.settings[1] == (pytest.approx(volume * step, abs=1e-3), rate - rate_step)
+    assert speaker.settings[3][0] == pytest.approx(volume / step, abs=1e-3)
     assert speaker.settings[4][1] == rate
     assert logged(tmp_path) == []
 
@@ -279,16 +287,16 @@ def test_typed_lines_apply_at_the_next_tick_unconfirmed(tmp_path: Path) -> None:
 def test_every_spoken_sentence_is_captioned(tmp_path: Path) -> None:
     loop, speaker, captions = make(tmp_path)
     loop.run([said(SEND, 1.0), said("yes", 5.0), said("louder", 12.0), said("", 17.0)])
-    assert captions.lines == speaker.spoken and len(speaker.spoken) == 5
-    assert captions.heard_lines == [SEND, "yes", "louder"]
+    assert captions.lines == speaker.spoken and len(speaker.spoken) == 4
+    assert captions.heard_lines == [PLAIN, "yes", "louder"]
 
 
 def test_earcons_count_as_assistant_sound(tmp_path: Path) -> None:
     loop, _, _ = make(tmp_path, earcon_seconds=0.5)
     loop.hear(said(SEND, 1.0))            # earcon 2.0-2.5, echo 2.5-4.5, deaf until 4.8
-    loop.hear(said("yes", 4.6))
+    loop.hear(said("yes", 4.6, 0.3))      # too little of it after the deaf window
     assert loop.discarded[-1].reason == "half-duplex"
-    loop.hear(said("yes", 4.9))
+    loop.hear(said("yes", 6.0))           # after the "not understood" sound for the lost one
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
 
 
@@ -322,9 +330,10 @@ def test_a_speaker_that_fails_mid_game_leaves_captions_and_the_game_goes_on(tmp_
 
 def test_early_endpointing_asks_about_the_grammar_of_the_next_utterance(tmp_path: Path) -> None:
     loop, _, _ = make(tmp_path)
-    assert loop.complete(SEND.encode()) and not loop.complete(b"send north east")
+    assert loop.complete(PLAIN.encode()) and not loop.complete(b"send north east")
+    assert not loop.complete(b"hey referee")         # the command may follow in the same breath
     loop.hear(said(SEND, 1.0))                       # now a yes or no is expected
-    assert loop.complete(b"yes") and not loop.complete(SEND.encode())
+    assert loop.complete(b"yes") and not loop.complete(PLAIN.encode())
 
 
 def test_no_early_endpointing_while_waiting_for_push_to_talk(tmp_path: Path) -> None:
@@ -338,6 +347,6 @@ def test_the_wake_grammar_holds_the_commands_as_competitors(tmp_path: Path) -> N
     loop, _, _ = make(tmp_path, wake_phrase=True)
     wake = loop.wake_grammar()
     assert set(loop.wake_phrases()) <= set(wake.phrases)
-    assert SEND in wake.phrases and "yes please" in wake.phrases
+    assert PLAIN in wake.phrases and "yes please" in wake.phrases
     loop.hear(said("yes please", 1.0))          # decodes as itself: no wake, nothing done
     assert loop.state is LoopState.DORMANT and loop.discarded[-1].reason == "not-armed"

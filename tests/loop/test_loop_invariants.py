@@ -2,8 +2,9 @@
 
 * Half duplex: no utterance that starts before the assistant's last sound (plus
   the deaf window) ends is ever decoded.
-* Confirmation: every guess or bearing check in the log was applied on a "yes"
-  heard while that command waited, and each such "yes" applied exactly one.
+* Confirmation: every guess or bearing check in the log was applied either on a
+  "yes" heard while that command waited, or, heard sure, when its undo window
+  closed with nothing taking it back; an unsure hearing is never held, only asked.
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
 
 WORDS = ["send north east south west", "send east south north west", "send west north east south",
          "is west in position four", "bearing check north in position one", "yes", "no", "cancel",
-         "repeat", "status", "how many candidates", "louder", "slower", "", "raw:the boat is late"]
+         "repeat", "status", "how many candidates", "louder", "slower", "", "raw:the boat is late",
+         "unsure:send north east south west", "unsure:is west in position four", "unsure:yes", "undo that",
+         "hey referee", "hey referee send east south north west", "unsure:hey referee status",
+         "unsure:status", "go on", "help"]
+CONSEQUENTIAL = ("send", "is west", "bearing check")
 
 
 class WatchingRecognizer:
@@ -30,20 +35,28 @@ class WatchingRecognizer:
         self.loop: ListenLoop | None = None
         self.early: list[tuple[float, float]] = []
         self.yes_while_confirming = 0
+        self.yes_while_holding = 0
+        self.sure_consequential = 0
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         assert self.loop is not None
-        text = pcm.decode()
+        text = pcm.decode(errors="replace")
+        sure = not text.startswith("unsure:")
+        text = text.removeprefix("unsure:")
         segment_start = self.loop.current.start if self.loop.current else 0.0
         if segment_start < self.loop.quiet_from:
             self.early.append((segment_start, self.loop.quiet_from))
         if text.startswith("raw:"):
-            return Hypothesis(text[4:])
+            return Hypothesis(text[4:], sure=sure)
         if text not in grammar.phrases:
             return None
         if text == "yes" and self.loop.state is LoopState.CONFIRMING:
             self.yes_while_confirming += 1
-        return Hypothesis(text)
+        if text == "yes" and self.loop.state is LoopState.HOLDING:
+            self.yes_while_holding += 1
+        if sure and any(text.removeprefix("hey referee ").startswith(c) for c in CONSEQUENTIAL):
+            self.sure_consequential += 1
+        return Hypothesis(text, sure=sure)
 
 
 utterances = st.lists(
@@ -71,4 +84,5 @@ def test_half_duplex_and_confirmation_hold_for_any_table(tmp_path_factory, scrip
         loop.session.log.close()
     assert recognizer.early == []
     applied = [e for e in read_jsonl(tmp / "log.jsonl") if e["type"] in ("guess-scored", "bearing-checked")]
-    assert len(applied) == recognizer.yes_while_confirming
+    assert len(applied) == recognizer.yes_while_confirming + recognizer.yes_while_holding + loop.released
+    assert loop.held <= recognizer.sure_consequential

@@ -61,10 +61,10 @@ def test_wall_clock_half_duplex_measures_the_speech(live: tuple[ListenLoop, Bloc
     loop, speaker, clock = live
     loop.tick(0.0)                                  # the first frame: stream 0.0 is now
     clock.t = 102.1                                 # the utterance ended at 2.0 and was cut at 2.1
-    loop.hear(said("send north east south west", 1.0))
+    loop.hear(said("unsure:send north east south west", 1.0))
     assert speaker.spoken == [ECHO]                 # spoken from 2.1 to 4.1, deaf until 4.4
     loop.hear(said("yes", 3.0, 0.5))                # the microphone heard the speaker
-    loop.hear(said("yes", 4.2, 0.5))
+    loop.hear(said("yes", 4.2, 0.4))                # too little of it after the deaf window
     assert [d.reason for d in loop.discarded] == ["half-duplex", "half-duplex"]
     clock.t = 105.5
     loop.hear(said("yes", 4.5, 0.5))
@@ -75,7 +75,7 @@ def test_wall_clock_timeout_fires_on_the_clock(live: tuple[ListenLoop, BlockingS
     loop, speaker, clock = live
     loop.tick(0.0)
     clock.t = 102.0
-    loop.hear(said("send north east south west", 1.0))   # echo ends 4.0, deaf until 4.3
+    loop.hear(said("unsure:send north east south west", 1.0))   # echo ends 4.0, deaf until 4.3
     clock.t = 100.0 + 4.3 + 8.0 - 0.1
     loop.tick(5.0)                                  # frames may lag: the clock decides
     assert loop.state is LoopState.CONFIRMING

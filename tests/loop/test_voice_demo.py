@@ -7,11 +7,13 @@ import io
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support import read_jsonl, run_cli
 
 from facilitator.demo import spoken_voyage
 from facilitator.session import Session
+from facilitator.speech.audio import read_wav
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, Recognizer, VoiceSettings
 from facilitator.speech.recognize import make_recognizer
 from facilitator.speech.tts import FileSpeaker
@@ -21,8 +23,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_the_voice_demo_plays_a_voyage_to_its_end(tmp_path: Path) -> None:
-    log, said = tmp_path / "log.jsonl", tmp_path / "said"
-    done = run_cli(["demo", "--seed", "7", "--speech-out", str(said), "--log", str(log)], timeout=600)
+    log, said, mixed = tmp_path / "log.jsonl", tmp_path / "said", tmp_path / "session.wav"
+    done = run_cli(["demo", "--seed", "7", "--no-speaker", "--speech-out", str(said), "--log", str(log),
+                    "--mix-out", str(mixed)], timeout=600)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     events = read_jsonl(log)
@@ -34,8 +37,20 @@ def test_the_voice_demo_plays_a_voyage_to_its_end(tmp_path: Path) -> None:
     asked = [line for line in lines if line.endswith("Is that right?")]
     scored = [e for e in events if e["type"] in ("guess-scored", "bearing-checked")]
     assert len(asked) >= len(scored) > 0
-    spoken = [line for line in lines if not line.startswith(("> ", "  ", "The assistant's speech"))]
+    spoken = [line for line in lines if not line.startswith(("> ", "  ", "The assistant's speech",
+                                                             "The whole session"))]
     assert len(list(said.glob("*-speech.wav"))) == len(spoken)
+    # one mixed WAV of the whole session: the assistant's sentences and the crew's lines
+    session = read_wav(mixed)
+    assistant = sum(len(read_wav(p)) for p in said.glob("*.wav"))
+    crew = [line for line in lines if line.startswith("  ")]
+    assert len(session) > assistant + len(crew) * 0.5 * 32000   # each crew line is at least 0.5 s
+    assert energy(session) > energy(b"".join(read_wav(p) for p in said.glob("*.wav")))
+
+
+def energy(pcm: bytes) -> float:
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    return float(np.sum(samples ** 2))
 
 
 def test_the_text_demo_plays_the_same_crew(tmp_path: Path) -> None:
@@ -97,3 +112,24 @@ def test_a_misheard_guess_is_refused_by_the_crew_and_said_again(tmp_path: Path) 
     sent = [e["route"] for e in events if e["type"] == "guess-scored"]
     echoed = [line for line in lines if line.endswith("Is that right?")]
     assert len(echoed) == len(sent) + recognizer.misheard + sum(e["type"] == "bearing-checked" for e in events)
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_replies_said_inside_the_deaf_window_are_trimmed_and_kept(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crew answers 0.1 s after the assistant stops (0.2 s before the deaf window
+    after its speech ends): the endpointer's utterances start inside the window, and
+    the loop keeps them by trimming, through espeak-ng, the endpointer and pocketsphinx."""
+    from facilitator.speech import spoken_crew
+
+    monkeypatch.setattr(spoken_crew, "GAP_SECONDS", -0.2)
+    session, reply = Session.start("compass-code", seed=7, log_path=tmp_path / "log.jsonl")
+    speaker = FileSpeaker(tmp_path / "said", VoiceSettings())
+    try:
+        loop = spoken_voyage(session, reply.public, make_recognizer(), speaker, io.StringIO())
+    finally:
+        session.log.close()
+        speaker.synthesizer.close()
+    assert session.over
+    assert loop.trimmed >= loop.asked > 0          # every answer to a question started early
+    assert not [d for d in loop.discarded if d.reason == "half-duplex"]

@@ -194,4 +194,4 @@ def test_the_files_voice_reaches_voice_play(tmp_path: Path) -> None:
     args = _args()
     s.apply_to_args(loaded, args)
     voice = voice_settings(args)
-    assert (voice.voice, voice.rate_wpm, voice.volume) == ("en-gb", 140, 0.9)
+    assert (voice.voice, voice.rate_wpm, voice.volume) == ("en-gb", 140, 0.5)

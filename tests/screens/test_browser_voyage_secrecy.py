@@ -13,6 +13,10 @@ pytestmark = pytest.mark.slow
 ROUTES = ["ESNW", "NESW", "WSEN"]
 
 
+def said(route: str) -> str:
+    return ", ".join({"N": "north", "E": "east", "S": "south", "W": "west"}[d] for d in route)
+
+
 def spaced(route: str) -> str:
     return " ".join(route)
 
@@ -33,12 +37,16 @@ def test_each_legs_route_reaches_only_that_legs_keeper(start_server, device):
 
     for leg, route in enumerate(ROUTES, 1):
         keeper = phones[leg]
-        expect(keeper.locator(".route")).to_have_text(spaced(route))
+        # shown as letters, read by a screen reader as words
+        expect(keeper.locator(".route [aria-hidden=true]")).to_have_text(spaced(route))
+        expect(keeper.locator(".route .sr-only")).to_have_text(said(route))
         for seat, phone in phones.items():
             if seat != leg:
                 expect(phone.locator(".route")).to_have_count(0)
-                assert spaced(route) not in phone.locator("main").inner_text()
+                text = phone.locator("main").inner_text()
+                assert spaced(route) not in text and said(route) not in text
         expect(table.locator("main")).not_to_contain_text(spaced(route))
+        expect(table.locator("main")).not_to_contain_text(said(route))
         captain = next(p for p in phones.values() if "captain" in p.locator("#region-prompt").inner_text())
         for field, direction in zip("abcd", route):
             captain.select_option(f"#send-{field}", direction)
