@@ -13,7 +13,7 @@ def test_answer_note_in_order_scores_eight_and_the_start_moves(table: Make) -> N
     assert t.state.first == 1 and t.state.turn == 1
     for i, tile in enumerate("CBFHIJ"):
         t.place(tile, how="words" if i % 2 else "nato")
-        assert t.heard[-1].startswith(("Player", "END bonus", "One solution", "Route 2"))
+        assert t.heard[-1].startswith(("Player", "End bonus", "One solution", "Route 2"))
     ended = t.events("route-ended")
     assert ended == [{**ended[0], "route": 1, "placed": 6, "end_bonus": 1, "checkpoint_bonus": 1,
                       "points": 8, "reason": "complete", "checkpoint": "LEAF", "total": 8}]
@@ -21,7 +21,7 @@ def test_answer_note_in_order_scores_eight_and_the_start_moves(table: Make) -> N
     assert [(e["route"], e["index"], e["first"]) for e in started] == [(1, 1, 1), (7, 2, 2)]
     assert "Route 1 complete: 8 points, 8 in all." in t.heard
     assert t.heard[t.heard.index("Route 1 complete: 8 points, 8 in all.") + 1] == (
-        "END bonus 1, checkpoint bonus 1.")
+        "End bonus 1, checkpoint bonus 1.")
     assert not any(line.startswith("One solution") for line in t.heard)   # only read after a miss
     assert t.replayed() == t.state
 
@@ -56,8 +56,8 @@ def test_mismatch_returns_the_tile_and_counts_as_a_pass(table: Make) -> None:
     tile = wrong[0]
     a, b = t.state.words[tile]
     said = t.say(f"play {tile}")
-    assert said == [(f"The {a.lower()} {b.lower()} tile does not match sun: it goes back to "
-                     f"Player {seat}, and counts as a pass."),
+    assert said == [(f"The {a.lower()} {b.lower()} tile does not match sun: back to "
+                     f"Player {seat}, as a pass."),
                     f"Player {seat % 3 + 1}'s turn. The open word is sun."]
     assert [e["type"] for e in t.replies[-1].logged] == ["tile-returned", "passed"]
     assert t.events("passed")[-1] == {**t.events("passed")[-1], "seat": seat, "mismatch": True}
@@ -75,7 +75,7 @@ def test_rewinding_tile_three_clears_the_checkpoint_and_the_next_third_tile_sets
     owner_b = t.state.holder("B") or next(e for e in t.events("tile-placed") if e["tile"] == "B")["seat"]
     rewinder = t.state.turn
     said = t.say("rewind")
-    assert said[0] == f"Player {rewinder} rewinds: sun moon goes back to Player {owner_b}. The rewind is spent."
+    assert said[0] == f"Player {rewinder} rewinds: sun moon goes back to Player {owner_b}."
     assert said[1] == "The checkpoint record is erased."
     assert t.state.recorded is None and t.state.holder("B") == owner_b
     assert t.events("rewound")[-1] == {**t.events("rewound")[-1], "seat": rewinder, "tile": "B",
@@ -185,7 +185,7 @@ def test_pool_variant_anyone_places_any_tile(table: Make) -> None:
     said = t.say("play bravo")              # MOON -> SUN, wrong checkpoint
     assert t.state.recorded == "SUN"
     said = t.say("rewind")
-    assert said[0] == "Player 2 rewinds: sun moon goes back to the pool. The rewind is spent."
+    assert said[0] == "Player 2 rewinds: sun moon goes back to the pool."
     said = t.say("play golf")
     assert said == ["The moon key tile is already in the chain, in space 1."]
     t.say("play india")                     # I shows LEAF KEY against MOON: back to the pool

@@ -132,7 +132,8 @@ def event(state: State, ev: Event, phrases: Phrasebook, routes: int) -> list[str
         out.append(phrases.say("ll-first", name=state.name(ev["first"]), open=word(state.open)))
         return out
     if t == "tile-placed":
-        out = [phrases.say("ll-placed", name=state.name(ev["seat"]), tile=pair(ev["left"], ev["right"], phrases),
+        key = "ll-placed" if ev["position"] < CHAIN_LENGTH else "ll-placed-last"   # no word is open
+        out = [phrases.say(key, name=state.name(ev["seat"]), tile=pair(ev["left"], ev["right"], phrases),
                            position=ev["position"], open=word(ev["right"]))]
         if ev["position"] == CHECKPOINT_AFTER:
             key = "ll-checkpoint-met" if ev["right"] == state.checkpoint else "ll-checkpoint-missed"
