@@ -54,7 +54,7 @@ def test_queries_log_nothing_and_change_nothing(table: Make) -> None:
     for line in ("hands", "what's in my hand", "status", "help", "read the rules", "repeat"):
         said = t.say(line)
         assert said and t.replies[-1].logged == [] and t.state == before
-    hands = t.say("read the hands")
+    hands = t.session.referee.query(t.state, t.session.parse("read the hands"), t.session.phrases)
     # the player up first, with the open word; then one sentence for each other hand
     assert hands[0].startswith("Player 1 holds ") and hands[0].endswith(". The open word is leaf.")
     assert [h.split(" holds ")[0] for h in hands[1:]] == ["Player 2", "Player 3"]

@@ -12,8 +12,10 @@ Make = Callable[..., Any]     # the ``table`` fixture (conftest.py): a Table fac
 
 
 def ask(t: Any, line: str) -> list[str]:
-    """A query's whole answer (the session pages it: first sentence, then "more")."""
-    said: list[str] = t.say(line)
+    """A query's whole answer, from the referee (the session pages it: the first
+    sentence, then one more for each "more"); it changes nothing."""
+    session = t.session
+    said: list[str] = session.referee.query(session.state, session.parse(line), session.phrases)
     return said
 
 

@@ -41,7 +41,7 @@ def test_lets_play_with_five_players_starts_that_game_with_its_log_in_the_data_d
     status, lines = text_lobby(tmp_path, ["let's play compass code with five players"])
     assert status == 0
     assert lines[1] == "Starting compass code with 5 players."
-    assert lines[2].startswith("Leg 1 of 3.")
+    assert lines[2].startswith("Leg 1 of 3")
     started = json.loads(only_log(tmp_path).read_text().splitlines()[0])
     assert (started["type"], started["game"], started["players"]) == ("game-started", "compass-code", 5)
 

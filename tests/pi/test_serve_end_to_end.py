@@ -55,7 +55,7 @@ def test_sigkill_mid_game_then_restart_offers_the_game_and_resume_continues_it(t
     assert first.read(1) == ["Which game? Say, for example: let's play compass code with four players."]
     first.say("let's play compass code with five players")
     starting, opening = first.read(2)
-    assert starting == "Starting compass code with 5 players." and opening.startswith("Leg 1 of 3.")
+    assert starting == "Starting compass code with 5 players." and opening.startswith("Leg 1 of 3")
     first.say("send north east south west")
     first.read(2)   # the score and the next captain
     first.say("status")
