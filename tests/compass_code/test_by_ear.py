@@ -125,7 +125,7 @@ def test_corrected_four_anchors_say_one_thing(tmp_path: Path, start: Callable[..
 def test_candidates_are_counted_first_then_read_four_to_a_sentence(tmp_path: Path, start: Callable[..., Session]) -> None:
     s = start(tmp_path)
     said = s.referee.query(s.state, s.parse("read the candidates"), s.phrases)  # type: ignore[arg-type]
-    assert said[0] == "24 candidates. Say more to hear them, four at a time."
+    assert said[0] == "24 candidates. Say go on to hear them, four at a time."
     assert len(said) == 1 + 24 // CHUNK
     assert said[1] == ("First 4: north east south west, north east west south, "
                        "north south east west and north south west east.")
