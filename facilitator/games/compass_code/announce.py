@@ -133,6 +133,9 @@ def private(state: State, ev: Event, phrases: Phrasebook) -> str | None:
     if t == "leg-started":
         return phrases.say("cc-private-route", leg=ev["leg"], route=route(ev["route"], phrases),
                            card=ev["card"])
+    if t == "route-entered":      # a human keeper's physical card (entered on their screen)
+        return phrases.say("cc-private-card", leg=ev["leg"], route=route(ev["route"], phrases),
+                           card=ev["card"])
     if t == "guess-marked":
         return phrases.say("cc-private-marks", guess=ev["guess"], route=route(ev["route"], phrases),
                            marks=ev["marks"])
