@@ -136,8 +136,8 @@ def figures(game: str, tmp_path: Path) -> dict[str, float]:
     turn = [words(" ".join(r)) for r in heard.turns]
     end = [words(" ".join(r)) for r in heard.ends]
     status = [words(r[0]) for r in heard.queries["status"]]
-    return {"turn_mean": sum(turn) / len(turn), "turn_max": max(turn), "end_max": max(end),
-            "status_first": max(status)}
+    return {"turn_mean": sum(turn) / len(turn), "turn_max": max(turn), "end_mean": sum(end) / len(end),
+            "end_max": max(end), "status_first": max(status)}
 
 
 def test_figures_in_the_readme_are_current(tmp_path: Path) -> None:
@@ -145,6 +145,7 @@ def test_figures_in_the_readme_are_current(tmp_path: Path) -> None:
     readme = (HERE.parent.parent / "README.md").read_text(encoding="utf-8")
     for game, title in (("compass-code", "Compass Code"), ("lantern-links", "Lantern Links")):
         f = figures(game, tmp_path / game)
-        row = (f"| {title} | {f['turn_mean']:.1f} (max {f['turn_max']:.0f}) | {f['end_max']:.0f} | "
-               f"{f['status_first']:.0f} |")
+        row = (f"| {title} | {f['turn_mean']:.1f} / {f['turn_max']:.0f} ({TURN_WORDS}) | "
+               f"{f['status_first']:.0f} ({STATUS_WORDS}, one sentence")
         assert row in readme, row
+        assert f"| {f['end_mean']:.1f} / {f['end_max']:.0f} ({END_WORDS}) |" in readme
