@@ -51,11 +51,11 @@ def test_machine_keeper_voyage(tmp_path: Path) -> None:
                   "--routes", "ESNW,NESW,WSEN")
     assert result.returncode == 0, result.stderr
     out = result.stdout.splitlines()
-    assert "N N S W repeats N and misses E. Guess not used." in out
+    assert "North north south west repeats north and misses east. Guess not used." in out
     assert "A route needs all four directions once each. Guess not used." in out
-    assert "Yes, W is in position 4." in out
+    assert "Yes, west is in position 4." in out
     assert "The bearing check has been used this leg." in out
-    assert "Out of guesses. Leg 2 fails: the route was N E S W." in out
+    assert "Out of guesses. Leg 2 fails: the route was north east south west." in out
     assert out[-1] == "The voyage is over: 2 of 3 legs solved. A shared win!"
     assert "status" not in result.stdout  # the game ended: no further line was read
     events = read_jsonl(tmp_path / "game.jsonl")
@@ -76,10 +76,11 @@ def test_no_stdout_line_reveals_a_route_before_its_leg_ends(tmp_path: Path) -> N
     lines = result.stdout.splitlines()
     ends = [i for i, line in enumerate(lines) if line.startswith(("Four anchors!", "Out of guesses."))]
     starts = [0] + [i + 1 for i in ends[:-1]]
-    for (start, end), route in zip(zip(starts, ends), ["E S N W", "N E S W", "W S E N"]):
+    spoken = ["east south north west", "north east south west", "west south east north"]
+    for (start, end), route in zip(zip(starts, ends), spoken):
         for line in lines[start:end]:
-            # the only earlier mention allowed is the crew's own winning guess being scored
-            assert route not in line or line.startswith(f"{route}: 4 anchors"), line
+            # the winning guess is not echoed with its totals: "Four anchors!" says it
+            assert route not in line.lower(), line
     # the machine keeps the route: no player, not even one reading --private, receives it
     private = tmp_path / "private.jsonl"
     assert not private.exists() or not any("route" in p for p in read_jsonl(private))
@@ -119,20 +120,24 @@ def test_human_keeper_voyage_with_a_wrong_total_caught_privately(tmp_path: Path)
                   "--routes", "ESNW,NESW,WSEN", "--private", str(private))
     assert result.returncode == 0, result.stderr
     out = result.stdout.splitlines()
-    assert out[0] == "Leg 1 of 3. Ann keeps the route. Ben is captain for guess 1 of 4."
-    assert "Guess 1 is N E S W. Ann, your totals?" in out
-    assert not any("recount" in line.lower() and "cannot happen" not in line for line in out)
-    assert ("Correction: N E S W has 1 anchor, 2 clockwise steps. It is a free clue; "
-            "guess 1 is proposed again.") in out
+    assert out[0] == "Leg 1 of 3: Ann keeps, Ben captains guess 1 of 4."
+    assert "Guess 1 is north east south west. Ann, your totals?" in out
+    # the wrong total is not met with silence: the table hears a recount, not the totals
+    assert out[out.index("Guess 1 is north east south west. Ann, your totals?") + 1] == (
+        "Ann is recounting guess 1.")
+    leg1 = out[:out.index("Four anchors! Leg 1 is solved.")]
+    assert not any("2 anchors" in line for line in leg1)
+    assert ("Corrected: north east south west has 1 anchor, 2 clockwise steps. "
+            "A free clue; guess 1 again.") in out
     assert "3 anchors and 1 clockwise step cannot happen. Recount." in out
-    assert "Leg 2 of 3. Ben keeps the route. Dan is captain for guess 1 of 4." in out
-    assert "Leg 3 of 3. Cat keeps the route. Ann is captain for guess 1 of 4." in out
-    assert "Yes, N is in position 4." in out
-    assert "Out of guesses. Leg 3 fails: the route was W S E N." in out
+    assert "Leg 2 of 3: Ben keeps, Dan captains guess 1 of 4." in out
+    assert "Leg 3 of 3: Cat keeps, Ann captains guess 1 of 4." in out
+    assert "Yes, north is in position 4." in out
+    assert "Out of guesses. Leg 3 fails: the route was west south east north." in out
     assert out[-1] == "The voyage is over: 2 of 3 legs solved. A shared win!"
     notes = read_jsonl(private)
     flagged = [n for n in notes if n["type"] == "feedback-flagged"]
-    assert len(flagged) == 1 and flagged[0]["text"].startswith("Recount guess 1")
+    assert len(flagged) == 1 and flagged[0]["text"].startswith("Recount: guess 1")
     assert {n["audience"] for n in notes} == {"keeper"}
     events = read_jsonl(tmp_path / "game.jsonl")
     scored = [e for e in events if e["type"] == "guess-scored"]

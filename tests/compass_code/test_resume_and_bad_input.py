@@ -124,7 +124,7 @@ def test_truncated_log_resumes_with_a_note(tmp_path: Path) -> None:
                      "send east south north west\n")
     assert result.returncode == 0
     assert "half-written" in result.stderr and "Traceback" not in result.stderr
-    assert "E S N W: 4 anchors, 0 clockwise steps." in result.stdout
+    assert "Four anchors! Leg 1 is solved." in result.stdout
     events = read_jsonl(log)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 

@@ -30,10 +30,14 @@ def test_refusals_cost_no_turn(table: Make) -> None:
     t = table(routes=(1, 7, 12))            # card 1 uses B C F H I J
     seat = t.state.turn
     other = next(x for s, h in enumerate(t.state.hands, 1) if s != seat for x in h)
+    words = " ".join(t.state.words[other]).lower()
     assert refused(t, f"play {other}") == [
-        (f"{other} is in Player {t.state.holder(other)}'s hand. It is Player {seat}'s turn: "
+        (f"Player {t.state.holder(other)} holds {words}. It is Player {seat}'s turn: "
          f"only Player {seat} places now.")]
-    assert refused(t, "play alpha") == ["Tile A is not in this route. This route uses B C F H I J."]
+    # tiles are named by their words, never bare letters (A is sun sun; card 1 uses B C F H I J)
+    assert refused(t, "play alpha") == [
+        "The sun sun tile is not in this route, which uses sun moon, sun leaf, moon leaf, leaf leaf, "
+        "leaf key, key key."]
     assert refused(t, "play kilo") == ["Say again?"]
     assert refused(t, "sun") == ["Say again?"]
     assert refused(t, "play charlie charlie") == ["Say again?"]
@@ -42,7 +46,7 @@ def test_refusals_cost_no_turn(table: Make) -> None:
     assert refused(t, "send north east south west") == ["Say again?"]
     assert refused(t, "yes") == ["There is nothing to confirm."]
     t.place("C")
-    assert refused(t, "play charlie") == ["Tile C is already in the chain, in space 1."]
+    assert refused(t, "play charlie") == ["The sun leaf tile is already in the chain, in space 1."]
     assert t.state.passes == 0
 
 
@@ -52,9 +56,13 @@ def test_queries_log_nothing_and_change_nothing(table: Make) -> None:
     for line in ("hands", "what's in my hand", "status", "help", "read the rules", "repeat"):
         said = t.say(line)
         assert said and t.replies[-1].logged == [] and t.state == before
-    hands = t.say("read the hands")          # the key sentence first, "go on" for the rest
-    assert hands[0].startswith("Player 1 holds ")
-    assert t.say("go on")[0] == "Player 1's turn. The open word is LEAF."
+    hands = t.session.referee.query(t.state, t.session.parse("read the hands"), t.session.phrases)
+    # the player up first, with the open word; then one sentence for each other hand
+    assert hands[0].startswith("Player 1 holds ") and hands[0].endswith(". The open word is leaf.")
+    assert [h.split(" holds ")[0] for h in hands[1:]] == ["Player 2", "Player 3"]
+    said = t.say("read the hands")           # the key sentence first, "go on" for the rest
+    assert said[0] == hands[0]
+    assert t.say("go on")[0] == hands[1]
 
 
 def test_the_rules_exception_a_mismatch_is_a_pass(table: Make) -> None:

@@ -129,11 +129,12 @@ def test_sigkill_mid_route_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     lines = resumed.stdout.splitlines()
     assert lines[0] == "Resuming the game."
-    assert lines[1:4] == ["Player 3 places F in space 3 as MOON LEAF. The open word is LEAF.",
-                          "Checkpoint recorded: LEAF, as the card asks.",
+    assert lines[1:4] == ["Player 3 places moon leaf in space 3. The open word is leaf.",
+                          "Checkpoint recorded: leaf, as the card asks.",
                           "Player 1's turn."]   # the last command before the kill, said again
-    assert lines[4].startswith("Route 1 of 3, card 7: START KEY, END MOON, checkpoint LEAF. 3 tiles placed: G E F. "
-                               "Checkpoint recorded: LEAF. The rewind is spent.")
+    assert lines[4] == "Route 1 of 3, 3 tiles placed, open word leaf: Player 1's turn."
+    assert "The chain: key moon, moon moon, moon leaf." in lines
+    assert "Checkpoint recorded: leaf. The rewind is spent." in lines
     assert lines[-1] == "The game is over: 8 of 24 points."
     after = read_jsonl(log)
     assert after[:len(before)] == before                   # nothing rewritten

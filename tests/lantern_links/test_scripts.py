@@ -13,13 +13,15 @@ def test_answer_note_in_order_scores_eight_and_the_start_moves(table: Make) -> N
     assert t.state.first == 1 and t.state.turn == 1
     for i, tile in enumerate("CBFHIJ"):
         t.place(tile, how="words" if i % 2 else "nato")
-        assert t.heard[-1].startswith(("Player", "Six tiles", "One solution", "Route 2"))
+        assert t.heard[-1].startswith(("Player", "End bonus", "One solution", "Route 2"))
     ended = t.events("route-ended")
     assert ended == [{**ended[0], "route": 1, "placed": 6, "end_bonus": 1, "checkpoint_bonus": 1,
                       "points": 8, "reason": "complete", "checkpoint": "LEAF", "total": 8}]
     started = t.events("route-started")
     assert [(e["route"], e["index"], e["first"]) for e in started] == [(1, 1, 1), (7, 2, 2)]
-    assert "Six tiles: the route is complete. END bonus 1, checkpoint bonus 1. Route 1 scores 8 points; 8 in all." in t.heard
+    assert "Route 1 complete: 8 points, 8 in all." in t.heard
+    assert t.heard[t.heard.index("Route 1 complete: 8 points, 8 in all.") + 1] == (
+        "End bonus 1, checkpoint bonus 1.")
     assert not any(line.startswith("One solution") for line in t.heard)   # only read after a miss
     assert t.replayed() == t.state
 
@@ -27,11 +29,12 @@ def test_answer_note_in_order_scores_eight_and_the_start_moves(table: Make) -> N
 def test_open_word_is_read_after_every_placement(table: Make) -> None:
     t = table()
     said = t.place("C")
-    assert said[0].endswith("as LEAF SUN. The open word is SUN.")     # C is SUN LEAF: turned
+    # tiles are said by their words as turned, never by letter: C is SUN LEAF, turned
+    assert said[0] == "Player 1 places leaf sun in space 1. The open word is sun."
     said = t.place("B")
-    assert said[0].endswith("as SUN MOON. The open word is MOON.")
+    assert said[0].endswith("places sun moon in space 2. The open word is moon.")
     said = t.place("F")
-    assert said[1] == "Checkpoint recorded: LEAF, as the card asks."
+    assert said[1] == "Checkpoint recorded: leaf, as the card asks."
 
 
 def test_deal_is_clockwise_from_the_starting_player_and_even(table: Make) -> None:
@@ -53,9 +56,9 @@ def test_mismatch_returns_the_tile_and_counts_as_a_pass(table: Make) -> None:
     tile = wrong[0]
     a, b = t.state.words[tile]
     said = t.say(f"play {tile}")
-    assert said == [(f"{tile} shows {a} {b}: neither end matches SUN. It goes back to "
-                     f"Player {seat}, and the turn counts as a pass."),
-                    f"Player {seat % 3 + 1}'s turn. The open word is SUN."]
+    assert said == [(f"The {a.lower()} {b.lower()} tile does not match sun: back to "
+                     f"Player {seat}, as a pass."),
+                    f"Player {seat % 3 + 1}'s turn. The open word is sun."]
     assert [e["type"] for e in t.replies[-1].logged] == ["tile-returned", "passed"]
     assert t.events("passed")[-1] == {**t.events("passed")[-1], "seat": seat, "mismatch": True}
     assert t.state.holder(tile) == seat and len(t.state.chain) == 1
@@ -67,12 +70,12 @@ def test_rewinding_tile_three_clears_the_checkpoint_and_the_next_third_tile_sets
     t.place("G")
     t.place("E")
     said = t.place("B")                     # MOON -> SUN: the wrong halfway word
-    assert "Checkpoint recorded: SUN. The card asks LEAF." in said
+    assert "Checkpoint recorded: sun. The card asks leaf." in said
     assert t.state.recorded == "SUN"
     owner_b = t.state.holder("B") or next(e for e in t.events("tile-placed") if e["tile"] == "B")["seat"]
     rewinder = t.state.turn
     said = t.say("rewind")
-    assert said[0] == f"Player {rewinder} uses the rewind: B goes back to Player {owner_b}. The rewind is spent for this route."
+    assert said[0] == f"Player {rewinder} rewinds: sun moon goes back to Player {owner_b}."
     assert said[1] == "The checkpoint record is erased."
     assert t.state.recorded is None and t.state.holder("B") == owner_b
     assert t.events("rewound")[-1] == {**t.events("rewound")[-1], "seat": rewinder, "tile": "B",
@@ -80,7 +83,7 @@ def test_rewinding_tile_three_clears_the_checkpoint_and_the_next_third_tile_sets
     assert t.state.turn == rewinder % 3 + 1          # the rewind was that turn: no replacement
     assert t.say("rewind") == ["The rewind is already spent on this route."]
     said = t.place("F")
-    assert "Checkpoint recorded: LEAF, as the card asks." in said
+    assert "Checkpoint recorded: leaf, as the card asks." in said
     for tile in "IDB":
         t.place(tile)
     assert t.events("route-ended")[0]["points"] == 8
@@ -95,7 +98,7 @@ def test_rewinding_a_later_tile_keeps_the_checkpoint_even_after_passes(table: Ma
     t.say("pass")
     t.say("pass")
     said = t.say("rewind")                  # still the start of a turn, after two passes
-    assert said[0].startswith(f"Player {t.state.turn - 1 or 3} uses the rewind: I goes back")
+    assert said[0].startswith(f"Player {t.state.turn - 1 or 3} rewinds: leaf key goes back")
     assert "The checkpoint record is erased." not in said
     assert t.state.recorded == "LEAF" and len(t.state.chain) == 3 and t.state.passes == 0
     for tile in "IDB":
@@ -112,20 +115,21 @@ def test_dead_end_asks_rewind_or_finish_then_ends(table: Make) -> None:
     t.say("pass")
     said = t.say("pass")
     asked = t.state.turn
-    assert said[-1] == f"Everyone has passed in a row. Player {asked}: rewind or finish?"
+    assert said[-1] == f"Everyone has passed. Player {asked}: rewind or finish?"
     assert t.state.paused and t.events("route-paused")[0]["seat"] == asked
     before = t.state
     for line in ("pass", "play bravo", "leaf sun"):
         assert t.say(line) == [f"Everyone has passed. Player {asked}, say rewind or finish."]
         assert t.state == before                      # refused: costs no turn
-    assert t.say("status")[0].endswith(f"Player {asked}: rewind or finish?")
+    assert t.say("status")[0] == f"Route 1 of 3, 2 tiles placed: Player {asked} chooses rewind or finish."
     t.say("rewind")                                   # J goes back; the group continues
     assert not t.state.paused and [x.tile for x in t.state.chain] == ["I"]
     t.place("J")                                      # the only tile that fits, so the same dead end
     for _ in range(3):
         said = t.say("pass")
-    assert "A dead end. Route 1 scores 2 points for the tiles placed; 2 in all." in said
-    assert "One solution: C B F H I J." in said
+    assert "A dead end: route 1 scores 2 points, 2 in all." in said
+    # the card's answer note, said with the tiles' words as turned from START LEAF
+    assert "One solution: leaf sun, sun moon, moon leaf, leaf leaf, leaf key, key key." in said
     ended = t.events("route-ended")[0]
     assert (ended["placed"], ended["end_bonus"], ended["checkpoint_bonus"], ended["points"],
             ended["reason"]) == (2, 0, 0, 2, "dead-end")
@@ -140,10 +144,10 @@ def test_finish_at_the_pause_and_by_agreement(table: Make) -> None:
     for _ in range(3):
         t.say("pass")
     said = t.say("finish")                  # instead of spending the rewind
-    assert said[0] == "Route 1 finished by agreement. It scores 2 points for the tiles placed; 2 in all."
+    assert said[0] == "Route 1 finished: 2 points, 2 in all."
     t.place("G")                            # route 2, card 7, starts at seat 2
     said = t.say("we agree to finish")
-    assert said[0] == "Route 2 finished by agreement. It scores 1 point for the tiles placed; 3 in all."
+    assert said[0] == "Route 2 finished: 1 point, 3 in all."
     assert [e["reason"] for e in t.events("route-ended")] == ["finished", "finished"]
     assert t.state.first == 3 and t.state.index == 3
 
@@ -152,7 +156,7 @@ def test_an_empty_chain_everyone_passing_is_a_dead_end_at_once(table: Make) -> N
     t = table(players=2, routes=(1, 7, 12))
     t.say("pass")
     said = t.say("pass")                    # nothing to rewind: no question
-    assert said[1] == "A dead end. Route 1 scores 0 points for the tiles placed; 0 in all."
+    assert said[1] == "A dead end: route 1 scores 0 points, 0 in all."
     assert t.events("route-paused") == []
 
 
@@ -181,9 +185,9 @@ def test_pool_variant_anyone_places_any_tile(table: Make) -> None:
     said = t.say("play bravo")              # MOON -> SUN, wrong checkpoint
     assert t.state.recorded == "SUN"
     said = t.say("rewind")
-    assert said[0] == "Player 2 uses the rewind: B goes back to the pool. The rewind is spent for this route."
+    assert said[0] == "Player 2 rewinds: sun moon goes back to the pool."
     said = t.say("play golf")
-    assert said == ["Tile G is already in the chain, in space 1."]
+    assert said == ["The moon key tile is already in the chain, in space 1."]
     t.say("play india")                     # I shows LEAF KEY against MOON: back to the pool
     assert t.events("tile-returned")[-1]["owner"] is None and "I" in t.state.pool
     for tile in "FIDB":

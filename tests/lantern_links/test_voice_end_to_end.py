@@ -72,5 +72,5 @@ def test_a_lantern_route_by_voice_from_a_recording(tmp_path: Path) -> None:
         ("route-ended", None, None),
     ]
     assert (events[-1]["reason"], events[-1]["points"]) == ("finished", 1)
-    assert "Player 1 holds B: SUN MOON and I: LEAF KEY." in done.stdout
-    assert "Everyone has passed in a row. Player 3: rewind or finish?" in done.stdout
+    assert "Player 1 holds sun moon and leaf key. The open word is leaf." in done.stdout
+    assert "Everyone has passed. Player 3: rewind or finish?" in done.stdout

@@ -58,7 +58,7 @@ def test_a_guess_is_echoed_and_applied_only_on_yes(tmp_path: Path) -> None:
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
     scored = read_jsonl(tmp_path / "log.jsonl")[3]
     assert scored["route"] == "NESW" and (scored["anchors"], scored["clockwise"]) == (1, 2)
-    assert speaker.spoken[1:] == ["N E S W: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
+    assert speaker.spoken[1:] == ["North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
     assert loop.state is LoopState.LISTENING
 
 
@@ -119,7 +119,7 @@ def test_an_utterance_that_runs_into_the_speech_is_discarded(tmp_path: Path) -> 
 def test_repeat_replays_the_last_announcement_and_logs_nothing(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
     loop.run([said(SEND, 1.0), said("yes", 5.0), said("repeat", 12.0), said("say that again", 18.0)])
-    result = ["N E S W: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
+    result = ["North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
     assert speaker.spoken == [ECHO, *result, *result, *result]
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
 
@@ -169,7 +169,7 @@ def test_a_misheard_answer_asks_again_and_keeps_the_command_waiting(tmp_path: Pa
 def test_an_illegal_guess_is_refused_at_once_not_echoed(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
     loop.hear(said("send north north south west", 1.0))
-    assert speaker.spoken == ["N N S W repeats N and misses E. Guess not used."]
+    assert speaker.spoken == ["North north south west repeats north and misses east. Guess not used."]
     assert logged(tmp_path) == ["command-rejected"] and loop.state is LoopState.LISTENING
 
 
@@ -248,9 +248,11 @@ def test_push_to_talk_gates_commands(tmp_path: Path) -> None:
     loop.press(4.0)
     loop.hear(said("status", 5.0, 3.0))                 # said while the button is held
     loop.release(8.5)
-    assert len(speaker.spoken) == 1 and speaker.spoken[0].startswith("Leg 1 of 3, guess 1 of 4")
+    # one answer: status's first sentence leads (the rest is paged or follows it)
+    assert speaker.spoken[0] == "Leg 1 of 3, guess 1 of 4: Player 1 is captain."
+    answered = len(speaker.spoken)
     loop.hear(said("help", 20.0))                       # one press, one command
-    assert loop.discarded[-1].reason == "not-armed"
+    assert loop.discarded[-1].reason == "not-armed" and len(speaker.spoken) == answered
     loop.press(30.0)
     loop.release(30.1)                                  # a tap arms the next few seconds
     loop.hear(said("how many candidates", 31.0))
@@ -325,7 +327,7 @@ def test_a_speaker_that_fails_mid_game_leaves_captions_and_the_game_goes_on(tmp_
     loop.run([said("status", 1.0), said(SEND, 10.0), said("yes", 20.0)])
     assert len(warnings) == 1 and "printed only" in warnings[0]
     assert logged(tmp_path) == ["guess-scored", "captain-named"]
-    assert captions.lines[-2] == "N E S W: 1 anchor, 2 clockwise steps."
+    assert captions.lines[-2] == "North east south west: 1 anchor, 2 clockwise steps."
 
 
 def test_early_endpointing_asks_about_the_grammar_of_the_next_utterance(tmp_path: Path) -> None:

@@ -69,22 +69,21 @@ def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
     heard = [line[2:] for line in done.stdout.splitlines() if line.startswith("> ")]
     assert [h.replace("fourth", "four") for h in heard] == [text for text, _, _ in TABLE]
     assert captions == [
-        "Leg 1 of 3. I have drawn a hidden route. Player 1 is captain for guess 1 of 4.",
+        "Leg 1 of 3, new route. Player 1 captains guess 1 of 4.",
         "24 candidates remain.",
         "Send north east south west. Is that right?",
-        "N E S W: 1 anchor, 2 clockwise steps.",
+        "North east south west: 1 anchor, 2 clockwise steps.",
         "Guess 2 of 4: Player 2 is captain.",
         "Is west in position four. Is that right?",
-        "Yes, W is in position 4.",
+        "Yes, west is in position 4.",
         "Send west north east south. Is that right?",
         "Cancelled.",
         "Send west north east south. Is that right?",
-        "W N E S: 0 anchors, 1 clockwise step.",
+        "West north east south: 0 anchors, 1 clockwise step.",
         "Guess 3 of 4: Player 3 is captain.",
         "Send east south north west. Is that right?",
-        "E S N W: 4 anchors, 0 clockwise steps.",
-        "Four anchors! Leg 1 is solved: the route was E S N W.",
-        "Leg 2 of 3. I have drawn a hidden route. Player 4 is captain for guess 1 of 4.",
+        "Four anchors! Leg 1 is solved.",
+        "Leg 2 of 3, new route. Player 4 captains guess 1 of 4.",
     ]
     spoken = sorted(said.glob("*-speech.wav"))
     assert len(spoken) == len(captions)          # every caption was also spoken

@@ -24,8 +24,8 @@ def test_a_missing_microphone_says_so_once_and_play_goes_on_in_text(tmp_path: Pa
     assert "continuing in text mode" in complaints[0]
     assert "no-such-microphone" in complaints[0] or "no audio input device" in complaints[0]
     out = done.stdout.splitlines()
-    assert out[0].startswith("Leg 1 of 3.")
-    assert any(line.startswith("N E S W: ") for line in out)          # the typed guess was played
+    assert out[0].startswith("Leg 1 of 3")
+    assert any(line.startswith("North east south west: ") for line in out)          # the typed guess was played
     assert any(line.startswith("Leg 1 of 3, guess 2 of 4") for line in out)
     types = [e["type"] for e in read_jsonl(log)]
     assert "guess-scored" in types                                     # typed: not confirmed

@@ -59,6 +59,7 @@ def test_the_join_link_sets_an_httponly_strict_cookie_and_works_once(compass):
     refused = second.get(f"/join/{compass.seats.seats[1].token}")
     assert refused.status_code == 409 and "already held" in refused.text
     assert "E S N W" not in second.get("/seat/1").text
+    assert "east south north west" not in second.get("/seat/1").text   # the route said as words
 
 
 def test_no_token_a_foreign_token_or_no_cookie_gets_nothing_private(compass):
@@ -69,6 +70,7 @@ def test_no_token_a_foreign_token_or_no_cookie_gets_nothing_private(compass):
             response = c.get(path)
             assert response.status_code == 403
             assert "E S N W" not in response.text and "ESNW" not in response.text
+            assert "east south north west" not in response.text
         post = c.post("/seat/1/command", data={"control": "feedback", "anchors": "4", "clockwise": "0"})
         assert post.status_code == 403
     assert stranger.get("/join/not-a-token").status_code == 404
@@ -93,6 +95,7 @@ def test_the_table_needs_its_key_and_shows_nothing_private(compass, start_server
     keeper.post("/seat/1/command", data={"control": "feedback", "anchors": "0", "clockwise": "2"})
     text = table.get("/table").text
     assert "E S N W" not in text and "ESNW" not in text and "Recount" not in text
+    assert "east south north west" not in text
     assert "C C - A" not in text and "C C – A" not in text
 
 
@@ -136,7 +139,7 @@ def test_a_seat_may_send_only_what_its_screen_offers(compass):
     assert garbage.status_code == 409
     good = captain.post("/seat/2/command", data={"control": "send", "a": "N", "b": "E", "c": "S", "d": "W"},
                         headers=JSON).json()
-    assert good == {"command": "send NESW", "accepted": True, "public": ["Guess 1 is N E S W. Player 1, your totals?"],
+    assert good == {"command": "send NESW", "accepted": True, "public": ["Guess 1 is north east south west. Player 1, your totals?"],
                     "private": []}                             # the keeper's marks are not the captain's
 
 
@@ -230,9 +233,9 @@ def test_a_screen_opened_late_shows_everything_so_far(compass):
     for line in ("send N E S W", "feedback 0 2", "feedback 1 2", "send W S E N"):
         compass.hub.submit(line)
     page = joined(compass, 1).get("/seat/1").text             # the keeper joins only now
-    assert "E S N W" in page and "Recount guess 1" in page
+    assert "E S N W" in page and "Recount: guess 1" in page
     assert page.count("<tr") == 3                  # the header, the corrected free clue, guess 1 again (pending)
-    assert "Guess 1 W S E N: marks" in page
+    assert "Guess 1, west south east north: marks" in page
 
 
 def test_every_spoken_command_of_the_moment_has_a_button_somewhere(start_server):

@@ -47,13 +47,13 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(keeper.locator("table.marks tr.pending .mark .sr-only")).to_have_text("clockwise, clockwise, neither, anchor")
     expect(keeper.locator(".route .sr-only")).to_have_text("east, south, north, west")
     expect(keeper.locator("#region-prompt")).to_contain_text("totals")
-    expect(table.locator(".said")).to_contain_text("Guess 1 is N E S W")
+    expect(table.locator(".said")).to_contain_text("Guess 1 is north east south west")
 
     keeper.select_option("#feedback-anchors", "0")
     keeper.select_option("#feedback-clockwise", "2")
     keeper.click("#do-feedback")
     expect(keeper.locator(".alert")).to_contain_text("Recount")
-    expect(keeper.locator(".messages")).to_contain_text("Recount guess 1")
+    expect(keeper.locator(".messages")).to_contain_text("Recount: guess 1")
     screenshot(keeper, "seat-compass-keeper-recount")
     assert accessibility_problems(keeper) == []
     expect(table.locator("body")).not_to_contain_text("Recount")

@@ -75,7 +75,7 @@ def test_the_listen_loop_plays_through_the_shared_session(tmp_path):
                 "--log", str(log)], tmp_path, stdin="")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "Is that right?" in done.stdout and "Guess 1 is N E S W" in done.stdout
+    assert "Is that right?" in done.stdout and "Guess 1 is north east south west" in done.stdout
     types = [json.loads(line)["type"] for line in log.read_text(encoding="utf-8").splitlines()]
     assert types[0] == "game-started" and "guess-sent" in types
 

@@ -33,8 +33,8 @@ def test_a_click_in_voice_play_is_applied_and_spoken_by_the_loop(tmp_path):
         loop.run([Tick(1.0), Tick(2.0)])
         clicker.join(30)
         assert replies and replies[0] is not None and replies[0].accepted
-        assert "N E S W: 1 anchor, 2 clockwise steps." in speaker.spoken        # said aloud
-        assert "N E S W: 1 anchor, 2 clockwise steps." in hub.announcements     # and shown
+        assert "North east south west: 1 anchor, 2 clockwise steps." in speaker.spoken        # said aloud
+        assert "North east south west: 1 anchor, 2 clockwise steps." in hub.announcements     # and shown
         assert hub._tickets == []
     finally:
         session.log.close()

@@ -9,6 +9,11 @@ Events (audience in brackets):
 * ``guess-sent`` (public, human keeper): leg, guess, route, captain
 * ``guess-marked`` (keeper): leg, guess, route, marks ("A C - -")
 * ``feedback-flagged`` (keeper): leg, guess, anchors, clockwise (the wrong totals said)
+* ``recount-asked`` (public): leg, guess (the table hears that the totals are being
+  checked; neither the wrong totals nor the route)
+* ``leg-restarted`` (public): leg, guesses (guesses already scored this leg, discarded)
+  — the route was seen by accident; a new ``leg-started`` (with ``restart`` true) and
+  ``captain-named`` follow
 * ``guess-scored`` (public): leg, guess, route, anchors, clockwise, corrected
 * ``bearing-checked`` (public): leg, direction, position, answer
 * ``leg-ended`` (public): leg, solved, route
@@ -26,6 +31,7 @@ from ...events import Audience, Event
 from ...command import Command
 from ...phrases import Phrasebook
 from .. import Referee
+from . import announce
 from .deck import RouteDeck, load_deck
 from .rules import POSSIBLE, Clue, candidates, feedback, marks, route_problem
 
@@ -96,15 +102,27 @@ class CompassCode(Referee[State]):
     max_players = 8
     default_players = 4
     queries = frozenset({"candidates", "read candidates", "status", "help", "read rules"})
+    #: the rules' exposure clause: a new route for the leg in play, without penalty
+    RESTART = "restart leg"
 
     def __init__(self) -> None:
         self._deck: RouteDeck | None = None
+        self._phrases: Phrasebook | None = None
 
     @property
     def deck(self) -> RouteDeck:
         if self._deck is None:
             self._deck = load_deck()
         return self._deck
+
+    def _words(self, letters: str, join: bool = False) -> str:
+        """Directions as the grammar's words, for a refusal's sentence ("north east")."""
+        if self._phrases is None:
+            from ...grammar import load_grammar   # data, like the deck; loaded once
+
+            self._phrases = Phrasebook(load_grammar(self.name).responses)
+        words = [announce.direction(d, self._phrases) for d in letters if d in "NESW"]
+        return self._phrases.join(words) if join else " ".join(words)
 
     # -- setup ---------------------------------------------------------------
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
@@ -147,8 +165,12 @@ class CompassCode(Referee[State]):
         first_captain = 2 if state.human else 1
         return self._start_leg(state, 1, rng, captain=first_captain)
 
-    def _start_leg(self, state: State, leg: int, rng: random.Random, captain: int) -> list[Event]:
-        if state.fixed_routes:
+    def _start_leg(self, state: State, leg: int, rng: random.Random, captain: int,
+                   exposed: str | None = None) -> list[Event]:
+        if exposed is not None:
+            # the exposure clause: a new shuffled route, never the one that was seen
+            route = rng.choice([r for r in self.deck.all if r != exposed])
+        elif state.fixed_routes:
             route = state.fixed_routes[leg - 1]
         else:
             route = rng.choice(self.deck.all)
@@ -159,7 +181,8 @@ class CompassCode(Referee[State]):
                 captain = next_seat(captain, state.players, skip=keeper)
         card = self.deck.number_of(route)
         return [
-            Event("leg-started", {"leg": leg, "route": route, "card": card, "keeper": keeper}, "keeper"),
+            Event("leg-started", {"leg": leg, "route": route, "card": card, "keeper": keeper,
+                                  "restart": exposed is not None}, "keeper"),
             Event("captain-named", {"leg": leg, "guess": 1, "seat": captain}),
         ]
 
@@ -167,7 +190,7 @@ class CompassCode(Referee[State]):
     def legal_intents(self, state: State) -> set[str]:
         if state.over:
             return set()
-        intents = set(self.queries)
+        intents = set(self.queries) | {self.RESTART}
         if state.human and not state.scored and state.pending is None and state.check is None:
             intents.add("route card")
         if state.pending is not None:
@@ -191,7 +214,24 @@ class CompassCode(Referee[State]):
             return self._feedback(state, anchors, clockwise, rng)
         if command.intent == "route card":
             return self._route_card(state, int(command.slots["card"]))
+        if command.intent == self.RESTART:
+            return self._restart(state, rng)
         raise IllegalCommandError("not-in-game", f"{command.canonical!r} is not a Compass Code move")
+
+    def _restart(self, state: State, rng: random.Random) -> list[Event]:
+        """The rules' exposure clause: "If the secret is accidentally exposed ... replace
+        it with a new shuffled route and restart that leg without penalty."
+
+        The leg in play starts again at guess 1 with a new route drawn from the seeded
+        generator (never the exposed one); its scored guesses and bearing check are
+        discarded, legs already ended keep their results.  The captain who was due to
+        act captains guess 1, and a human keeper keeps the leg.  A feedback error cannot
+        outlive a leg here (every total is checked against the route), so only the leg
+        in play restarts."""
+        assert state.route is not None
+        restarted = Event("leg-restarted", {"leg": state.leg, "guesses": len(state.scored)})
+        events = [restarted] + self._start_leg(state, state.leg, rng, state.captain, exposed=state.route)
+        return events
 
     def _send(self, state: State, route: str, rng: random.Random) -> list[Event]:
         if state.pending is not None:
@@ -204,7 +244,8 @@ class CompassCode(Referee[State]):
             repeated = "".join(sorted({d for d in route if route.count(d) > 1}))
             raise IllegalCommandError(
                 f"cc-route-{problem}", f"illegal guess {route!r}: {problem} (leg {state.leg}, guess {state.guess})",
-                route=" ".join(route), missing=" ".join(missing), repeated=" ".join(repeated))
+                route=announce.capital(self._words(route)), missing=self._words(missing, join=True),
+                repeated=self._words(repeated, join=True))
         assert state.route is not None
         if state.human:
             return [
@@ -280,7 +321,8 @@ class CompassCode(Referee[State]):
         true = feedback(state.pending, state.route)
         if (anchors, clockwise) != (true.anchors, true.clockwise):
             return [Event("feedback-flagged", {"leg": state.leg, "guess": state.guess,
-                                               "anchors": anchors, "clockwise": clockwise}, "keeper")]
+                                               "anchors": anchors, "clockwise": clockwise}, "keeper"),
+                    Event("recount-asked", {"leg": state.leg, "guess": state.guess})]
         return self._scored(state, state.pending, anchors, clockwise, state.flagged, rng)
 
     # -- the fold --------------------------------------------------------------
@@ -319,57 +361,21 @@ class CompassCode(Referee[State]):
         return candidates(self.deck.all, state.clues())
 
     def query(self, state: State, command: Command, phrases: Phrasebook) -> list[str]:
+        """A list of sentences, the key one first (the session pages the rest)."""
         if command.intent == "candidates":
             return [phrases.say("cc-candidates-count", n=len(self.candidates(state)))]
         if command.intent == "read candidates":
-            found = [" ".join(r) for r in self.candidates(state)]
-            return [phrases.say("cc-candidates-read", n=len(found), routes=phrases.join(found))]
+            return announce.candidate_sentences(self.candidates(state), phrases)
         if command.intent == "status":
-            return [self._status(state, phrases)]
+            return announce.status(state, phrases, LEGS, len(self.candidates(state)))
         if command.intent == "help":
-            key = "cc-help-human" if state.human else "cc-help"
-            return [phrases.say(key)]
+            return announce.help_sentences(state, phrases)
         if command.intent == "read rules":
-            return [phrases.say("cc-rules")]
+            return [phrases.say(key) for key in ("cc-rules", "cc-rules-feedback", "cc-rules-win")]
         return super().query(state, command, phrases)
 
-    def _status(self, state: State, phrases: Phrasebook) -> str:
-        if state.over:
-            return phrases.say("cc-status-over", solved=sum(state.results), legs=LEGS)
-        check = ("cc-check-none" if not state.has_check else
-                 "cc-check-spent" if state.check else "cc-check-ready")
-        return phrases.say(
-            "cc-status", leg=state.leg, legs=LEGS, guess=state.guess, guesses=state.max_guesses,
-            captain=state.name(state.captain), check=phrases.say(check),
-            n=len(self.candidates(state)), solved=sum(state.results))
-
-    # -- announcements -----------------------------------------------------------
     def announce(self, state: State, event: Event, phrases: Phrasebook) -> list[str]:
-        t = event.type
-        if t == "captain-named":
-            if event["guess"] == 1:
-                key = "cc-leg-human" if state.human else "cc-leg-machine"
-                return [phrases.say(key, leg=event["leg"], legs=LEGS, keeper=state.name(state.keeper),
-                                    captain=state.name(event["seat"]), guesses=state.max_guesses)]
-            return [phrases.say("cc-next-captain", guess=event["guess"], guesses=state.max_guesses,
-                                captain=state.name(event["seat"]))]
-        if t == "guess-sent":
-            return [phrases.say("cc-guess-sent", guess=event["guess"], route=" ".join(event["route"]),
-                                keeper=state.name(state.keeper))]
-        if t == "guess-scored":
-            key = "cc-guess-corrected" if event["corrected"] else "cc-guess-scored"
-            return [phrases.say(key, guess=event["guess"], route=" ".join(event["route"]),
-                                anchors=event["anchors"], clockwise=event["clockwise"])]
-        if t == "bearing-checked":
-            key = "cc-check-yes" if event["answer"] else "cc-check-no"
-            return [phrases.say(key, direction=event["direction"], position=event["position"])]
-        if t == "leg-ended":
-            if event["solved"]:
-                return [phrases.say("cc-leg-solved", leg=event["leg"], route=" ".join(event["route"]))]
-            return [phrases.say("cc-leg-failed", leg=event["leg"], route=" ".join(event["route"]))]
-        if t == "voyage-ended":
-            return [phrases.say(f"cc-voyage-{event['outcome']}", solved=event["solved_legs"], legs=LEGS)]
-        return []
+        return announce.event(state, event, phrases, LEGS)
 
     # -- private screens ------------------------------------------------------------
     def seat_audiences(self, state: State, seat: int) -> frozenset[Audience]:
@@ -393,20 +399,4 @@ class CompassCode(Referee[State]):
                 "guesses": guesses, "pending": pending, "recount": state.flagged}
 
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
-        t = event.type
-        if t == "leg-started":
-            if event["keeper"] is None:
-                return None     # the machine keeps the route: no player may read it
-            return phrases.say("cc-private-route", leg=event["leg"], route=" ".join(event["route"]),
-                               card=event["card"])
-        if t == "route-entered":
-            return phrases.say("cc-private-card", leg=event["leg"], route=" ".join(event["route"]),
-                               card=event["card"])
-        if t == "guess-marked":
-            return phrases.say("cc-private-marks", guess=event["guess"], route=" ".join(event["route"]),
-                               marks=event["marks"])
-        if t == "feedback-flagged":
-            assert state.route is not None and state.pending is not None
-            return phrases.say("cc-private-recount", guess=event["guess"], anchors=event["anchors"],
-                               clockwise=event["clockwise"], marks=marks(state.pending, state.route))
-        return None
+        return announce.private(state, event, phrases)

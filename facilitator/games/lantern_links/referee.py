@@ -210,16 +210,17 @@ class LanternLinks(Referee[State]):
         if tile not in state.words:
             raise IllegalCommandError(
                 "ll-tile-not-in-route", f"tile {tile!r} is not in route card {state.card}",
-                tile=tile, tiles=" ".join(sorted(state.words)))
+                tile=" ".join(announce.word(w) for w in self.deck.tiles.get(tile, (tile,))),
+                tiles=", ".join(_spoken(state, t) for t in sorted(state.words)))
         placed = next((i for i, link in enumerate(state.chain, 1) if link.tile == tile), None)
         if placed is not None:
             raise IllegalCommandError("ll-tile-in-chain", f"tile {tile!r} is already at space {placed}",
-                                      tile=tile, position=placed)
+                                      tile=_spoken(state, tile), position=placed)
         owner = state.holder(tile)
         if not state.pool_variant and owner != seat:
             raise IllegalCommandError(
                 "ll-not-your-tile", f"tile {tile!r} is in seat {owner}'s hand, seat {seat} plays now",
-                tile=tile, owner=state.name(owner), name=state.name(seat))
+                tile=_spoken(state, tile), owner=state.name(owner), name=state.name(seat))
         turned = orient(state.words[tile], state.open)
         if turned is None:
             return self._consequences(state, [
@@ -324,18 +325,24 @@ class LanternLinks(Referee[State]):
 
     # -- queries and announcements ------------------------------------------------
     def query(self, state: State, command: Command, phrases: Phrasebook) -> list[str]:
+        """A list of sentences, the key one first (the session pages the rest)."""
         if command.intent == "hands":
             return announce.hands(state, phrases)
         if command.intent == "status":
-            return [announce.status(state, phrases, ROUTES)]
+            return announce.status(state, phrases, ROUTES)
         if command.intent == "help":
-            return [phrases.say("ll-help-pool" if state.pool_variant else "ll-help")]
+            return announce.help_sentences(state, phrases)
         if command.intent == "read rules":
-            return [phrases.say("ll-rules")]
+            return [phrases.say(f"ll-rules-{part}") for part in ("goal", "match", "score")]
         return super().query(state, command, phrases)
 
     def announce(self, state: State, event: Event, phrases: Phrasebook) -> list[str]:
         return announce.event(state, event, phrases, ROUTES)
+
+
+def _spoken(state: State, tile: str) -> str:
+    """A tile named by its two words, for a refusal's sentence ("sun leaf")."""
+    return " ".join(announce.word(w) for w in state.words[tile])
 
 
 def _without(hands: tuple[tuple[str, ...], ...], tile: str) -> tuple[tuple[str, ...], ...]:
