@@ -37,7 +37,7 @@ def make_recognizer(vosk_model: str | Path | None = None,
 
     A Vosk model that cannot be used is reported once through ``warn`` and the
     pocketsphinx recognizer is returned instead.  ``second_engine`` (``auto``,
-    ``off``, ``verify``, ``always``; None: ``$FACILITATOR_SECOND_ENGINE``, else
+    ``off``, ``always``; None: ``$FACILITATOR_SECOND_ENGINE``, else
     ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
     """
     path = vosk_model or os.environ.get(VOSK_ENV) or None
@@ -55,9 +55,9 @@ def make_recognizer(vosk_model: str | Path | None = None,
 def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -> Recognizer:
     """pocketsphinx, with Whisper beside it as ``mode`` says (``hybrid.py``).
 
-    ``auto`` means ``verify`` when the optional ``whisper`` extra is installed and
+    ``auto`` means ``always`` when the optional ``whisper`` extra is installed and
     pocketsphinx alone, silently, when it is not (the light mode).  A model
-    whose files are altered, or an explicit ``verify``/``always`` without the
+    whose files are altered, or an explicit ``always`` without the
     extra, is reported once through ``warn`` and pocketsphinx answers alone.
     """
     if mode not in ("auto", *MODES):
@@ -72,7 +72,7 @@ def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -
         if mode != "auto" or not str(exc).startswith(NOT_INSTALLED):
             warn(f"{exc}; using pocketsphinx alone")
         return PocketsphinxRecognizer()
-    return HybridRecognizer("verify" if mode == "auto" else mode, whisper=whisper)
+    return HybridRecognizer("always", whisper=whisper)
 
 
 def completion_check(recognizer: Recognizer,
