@@ -222,19 +222,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse_raw and args.raw:
         saved = json.loads(args.raw.read_text(encoding="utf-8"))
         clips, rows, conditions = corpus.load(directory), saved["rows"], tuple(saved["conditions"])
+        seconds, load = saved.get("seconds", 0.0), saved.get("load", "?")
     else:
         clips = corpus.load(directory) if args.reuse_corpus else corpus.build(directory, quick=args.quick)
         conditions = QUICK_CONDITIONS if args.quick else CONDITIONS
         rows = run(directory, clips, conditions, args.workers)
+        seconds, load = time.perf_counter() - began, f"{os.getloadavg()[1]:.1f}"
         if args.raw:
-            args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows}), encoding="utf-8")
+            args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows, "seconds": seconds,
+                                            "load": load}), encoding="utf-8")
     from benchmarks.run import machine
 
     n_cmd = sum(1 for c in clips if c.want)
     lines = [f"`python -m benchmarks.engines{' --quick' if args.quick else ''}` on {machine()}; "
              f"{n_cmd} command clips ({sum(1 for c in clips if c.want and c.held_out)} in held-out voices), "
              f"{sum(1 for c in clips if not c.want)} chatter clips x 4 game grammars; whole game grammar "
-             f"(as `facilitator recognize`); took {time.perf_counter() - began:.0f} s.", "",
+             f"(as `facilitator recognize`); decoding took {seconds:.0f} s with a load average of {load} "
+             f"(other work on the machine).", "",
              *table(clips, rows, conditions), "", *timing(rows)]
     text = "\n".join(lines)
     print(text)
