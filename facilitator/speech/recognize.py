@@ -37,8 +37,8 @@ def make_recognizer(vosk_model: str | Path | None = None,
 
     A Vosk model that cannot be used is reported once through ``warn`` and the
     pocketsphinx recognizer is returned instead.  ``second_engine`` (``auto``,
-    ``off``, ``always``; None: ``$FACILITATOR_SECOND_ENGINE``, else
-    ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
+    ``off``, ``always``; None or ``auto``: ``$FACILITATOR_SECOND_ENGINE`` when
+    set, else ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
     """
     path = vosk_model or os.environ.get(VOSK_ENV) or None
     if path:
@@ -48,7 +48,9 @@ def make_recognizer(vosk_model: str | Path | None = None,
             return VoskRecognizer(path)
         except ModelError as exc:
             warn(f"{exc}; using pocketsphinx instead")
-    mode = second_engine or os.environ.get(SECOND_ENGINE_ENV) or "auto"
+    mode = second_engine or "auto"
+    if mode == "auto":   # the environment may settle what the settings left to auto
+        mode = os.environ.get(SECOND_ENGINE_ENV) or "auto"
     return second_engine_recognizer(mode, warn)
 
 
