@@ -1,15 +1,14 @@
 """What the second engine costs: peak RSS of the recognizing process, and decode time per utterance.
 
 ``python -m benchmarks.engine_cost [--clips N]`` runs ``facilitator recognize`` in a
-child process per second-engine mode (``off``, ``verify``, ``always``) on the same
+child process per second-engine mode (``off``, ``always``) on the same
 held-out clips of the corpus (``benchmarks/corpus/``, built by ``python -m
 benchmarks``), and reports for each the child's peak RSS and the decode time per
 utterance (the part of "end of speech -> answer" the recognizer adds; the loop's
 endpointing wait and synthesis come on top, see ``benchmarks/RESULTS.md``).
 
-Decode time is measured in process on the same clips: the fast path (pocketsphinx
-alone, what ``verify`` does when pocketsphinx is sure) and the verifying path
-(pocketsphinx then Whisper).
+Decode time is measured in process on the same clips: pocketsphinx alone (the
+light mode) and both engines (pocketsphinx, then Whisper's n-best and rescoring).
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ def decode_times(files: list[Path]) -> dict[str, list[float]]:
 
     grammar = recognition_grammar(load_grammar("compass-code"))
     hybrid = HybridRecognizer("always")
-    out: dict[str, list[float]] = {"fast path (pocketsphinx)": [], "verifying path (pocketsphinx + Whisper)": []}
+    out: dict[str, list[float]] = {"pocketsphinx alone": [], "both engines": []}
     hybrid.decode(read_wav(files[0]), grammar)   # warm up
     for path in files:
         pcm = read_wav(path)
@@ -61,8 +60,8 @@ def decode_times(files: list[Path]) -> dict[str, list[float]]:
         middle = time.perf_counter()
         hybrid.decode(pcm, grammar)
         ended = time.perf_counter()
-        out["fast path (pocketsphinx)"].append(middle - began)
-        out["verifying path (pocketsphinx + Whisper)"].append(ended - middle)
+        out["pocketsphinx alone"].append(middle - began)
+        out["both engines"].append(ended - middle)
     return out
 
 
@@ -73,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     directory = Path(__file__).resolve().parent / "corpus"
     clips = [c for c in corpus.load(directory) if c.held_out and c.game == "compass-code" and c.want]
     files = [directory / "clean" / c.file for c in clips[: args.clips]]
-    rss = {mode: peak_rss_mb(mode, files) for mode in ("off", "verify", "always")}
+    rss = {mode: peak_rss_mb(mode, files) for mode in ("off", "always")}
     times = decode_times(files)
     lines = ["| measure | value |", "|---|---|"]
     lines += [f"| peak RSS, `facilitator recognize --second-engine {m}` ({len(files)} clips) | {v:.0f} MB |"

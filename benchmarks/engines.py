@@ -7,9 +7,9 @@ per engine, under the whole game grammar (as ``facilitator recognize``):
 * **reference**: a plain pocketsphinx JSGF decode (no rejection checks) with a
   grammar of just the game's own commands, no table controls or queries: the
   baseline issue 17 names;
-* **pocketsphinx**: the default recognizer as shipped (whole grammar, checks on);
+* **pocketsphinx alone**: the light mode (whole grammar, its rejection checks on);
 * **whisper**: ``WhisperRecognizer`` alone (legal phrases rescored, chatter refused);
-* **hybrid**: ``HybridRecognizer`` in ``always`` and ``verify`` modes, decided by
+* **both**: ``HybridRecognizer`` (mode ``always``), decided by
   ``hybrid.decide`` on the two engines' outputs for the same clip (the same
   function the recognizer calls, so the rows are what play would do).
 
@@ -78,8 +78,6 @@ def _canonical(game: str, text: str) -> str:
 
 
 def _task(job: tuple[int, str]) -> list[dict[str, Any]]:
-    from facilitator.speech.hybrid import pocketsphinx_verdict
-
     index, condition = job
     clip: corpus.Clip = _w["clips"][index]
     kind, _, snr = condition.partition("-")
@@ -101,7 +99,7 @@ def _task(job: tuple[int, str]) -> list[dict[str, Any]]:
         out.append({
             "clip": index, "condition": condition, "game": game,
             "ref": _canonical(game, ref.text if ref else ""),
-            "ps": ps.text if ps else "", "ps_sure": pocketsphinx_verdict(ps_last) if ps else False,
+            "ps": ps.text if ps else "",
             "ps_last": {k: v for k, v in ps_last.items() if isinstance(v, (int, float, str))},
             "ranked": ranked, "heard": _w["whisper"].last.get("heard", []),
             "ps_seconds": ps_seconds, "whisper_seconds": wh_seconds, "audio_seconds": len(pcm) / 32000,
@@ -141,11 +139,11 @@ def decisions(rows: list[dict[str, Any]]) -> dict[str, list[tuple[dict[str, Any]
     for row in rows:
         game = row["game"]
         out["reference (plain JSGF, game commands only)"].append((row, row["ref"], False))
-        out["pocketsphinx (as shipped before)"].append((row, canonical(game, row["ps"]), row["ps_sure"]))
+        out["pocketsphinx alone (light mode)"].append((row, canonical(game, row["ps"]), False))
         scores = [Scores(*r) for r in row["ranked"]]
-        for mode in ("whisper", "verify", "always"):
-            hyp = decide(row["ps"] or None, row["ps_sure"], scores, mode)
-            label = {"whisper": "whisper alone", "verify": "hybrid, verify", "always": "hybrid, always"}[mode]
+        for mode in ("whisper", "always"):
+            hyp = decide(row["ps"] or None, scores, mode)
+            label = {"whisper": "Whisper alone (rescoring)", "always": "both engines (product default)"}[mode]
             out[label].append((row, canonical(game, hyp.text) if hyp else "", hyp.sure if hyp else False))
     return out
 
@@ -178,13 +176,10 @@ def table(clips: list[corpus.Clip], rows: list[dict[str, Any]], conditions: tupl
             if clip.intent not in common:
                 own[row["condition"]][1] += 1
                 own[row["condition"]][0] += right
-            if label.startswith("hybrid, verify"):
-                ran += not row["ps_sure"]
-            elif label.startswith(("hybrid, always", "whisper")):
-                ran += 1
+            ran += label.startswith(("both", "Whisper"))
         cells = [f"{100 * held[c][0] / max(1, held[c][1]):.1f}%" for c in conditions]
         cells += [f"{100 * own[c][0] / max(1, own[c][1]):.1f}%" for c in conditions]
-        share = f"{100 * ran / max(1, commands):.0f}%" if not label.startswith(("reference", "pocketsphinx")) else "-"
+        share = f"{100 * ran / max(1, commands):.0f}%" if ran else "-"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {wrong}/{commands} | {sure_wrong} | "
                      f"{100 * chat / max(1, chat_total):.1f}% ({chat}/{chat_total}) | {share} |")
     return lines
@@ -227,19 +222,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse_raw and args.raw:
         saved = json.loads(args.raw.read_text(encoding="utf-8"))
         clips, rows, conditions = corpus.load(directory), saved["rows"], tuple(saved["conditions"])
+        seconds, load = saved.get("seconds", 0.0), saved.get("load", "?")
     else:
         clips = corpus.load(directory) if args.reuse_corpus else corpus.build(directory, quick=args.quick)
         conditions = QUICK_CONDITIONS if args.quick else CONDITIONS
         rows = run(directory, clips, conditions, args.workers)
+        seconds, load = time.perf_counter() - began, f"{os.getloadavg()[1]:.1f}"
         if args.raw:
-            args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows}), encoding="utf-8")
+            args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows, "seconds": seconds,
+                                            "load": load}), encoding="utf-8")
     from benchmarks.run import machine
 
     n_cmd = sum(1 for c in clips if c.want)
     lines = [f"`python -m benchmarks.engines{' --quick' if args.quick else ''}` on {machine()}; "
              f"{n_cmd} command clips ({sum(1 for c in clips if c.want and c.held_out)} in held-out voices), "
              f"{sum(1 for c in clips if not c.want)} chatter clips x 4 game grammars; whole game grammar "
-             f"(as `facilitator recognize`); took {time.perf_counter() - began:.0f} s.", "",
+             f"(as `facilitator recognize`); decoding took {seconds:.0f} s with a load average of {load} "
+             f"(other work on the machine).", "",
              *table(clips, rows, conditions), "", *timing(rows)]
     text = "\n".join(lines)
     print(text)

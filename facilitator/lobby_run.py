@@ -38,9 +38,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
     serve.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
     serve.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
-    serve.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
-                       help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
-                           "(check unsure hearings) or always")
+    serve.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
+                       help="Whisper beside pocketsphinx: auto (always when installed), off or always "
+                           "(see docs/speech.md)")
     serve.add_argument("--wake-phrase", action="store_true", default=None,
                        help="listen for a command only after the wake phrase ('hey referee')")
     serve.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",

@@ -34,7 +34,7 @@ ENV = "FACILITATOR_CONFIG"
 GATES = ("always", "wake-phrase", "push-to-talk")
 RECOGNIZERS = ("pocketsphinx", "vosk")
 #: the second engine (Whisper) beside pocketsphinx: see facilitator/speech/hybrid.py
-SECOND_ENGINES = ("auto", "off", "verify", "always")
+SECOND_ENGINES = ("auto", "off", "always")
 #: game options a settings file may preset, by game (the rest are per-game choices)
 GAME_KEYS: dict[str, tuple[str, ...]] = {
     "compass-code": ("players", "mode", "keeper"),
@@ -84,8 +84,8 @@ class Listening:
     #: ``push-to-talk`` waits for ``push_to_talk`` (key, gpio:PIN or evdev:DEVICE)
     gate: str = "always"
     push_to_talk: str = "key"
-    #: ``auto`` verifies with Whisper when its optional extra is installed, ``off`` never,
-    #: ``verify`` checks pocketsphinx's unsure hearings, ``always`` decodes every utterance with both
+    #: ``always`` decodes every utterance with pocketsphinx and Whisper, ``off`` with pocketsphinx
+    #: alone, ``auto`` is ``always`` when Whisper's optional extra is installed, else ``off``
     second_engine: str = "auto"
 
 
@@ -433,7 +433,7 @@ volume = 0.5               # 0.1 to 1 (1 is the loudest; 0.5 leaves two "louder"
 recognizer = "pocketsphinx"  # or "vosk" (then vosk_model = "DIR")
 gate = "always"              # always, wake-phrase ("hey referee") or push-to-talk
 push_to_talk = "key"         # key, gpio:PIN or evdev:DEVICE (with gate = "push-to-talk")
-second_engine = "auto"       # auto, off, verify or always: Whisper beside pocketsphinx (extra [whisper])
+second_engine = "auto"       # auto, off or always: Whisper beside pocketsphinx (extra [whisper])
 
 [data]
 # directory = "~/facilitator-data"   # logs, records; default: the platform's data directory

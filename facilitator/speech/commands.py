@@ -18,9 +18,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     recognize.add_argument("--game", required=True, metavar="GAME", help="the game whose grammar to use")
     recognize.add_argument("--vosk-model", metavar="DIR",
                            help="decode with this Vosk model (default: pocketsphinx)")
-    recognize.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
-                           help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
-                                "(check unsure hearings) or always")
+    recognize.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
+                           help="Whisper beside pocketsphinx: auto (always when installed), off or always "
+                                "(see docs/speech.md)")
     recognize.add_argument("files", nargs="+", type=Path, metavar="FILE.wav")
 
     sub.add_parser("devices", help="list audio input and output devices")

@@ -37,8 +37,8 @@ def make_recognizer(vosk_model: str | Path | None = None,
 
     A Vosk model that cannot be used is reported once through ``warn`` and the
     pocketsphinx recognizer is returned instead.  ``second_engine`` (``auto``,
-    ``off``, ``verify``, ``always``; None: ``$FACILITATOR_SECOND_ENGINE``, else
-    ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
+    ``off``, ``always``; None or ``auto``: ``$FACILITATOR_SECOND_ENGINE`` when
+    set, else ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
     """
     path = vosk_model or os.environ.get(VOSK_ENV) or None
     if path:
@@ -48,16 +48,18 @@ def make_recognizer(vosk_model: str | Path | None = None,
             return VoskRecognizer(path)
         except ModelError as exc:
             warn(f"{exc}; using pocketsphinx instead")
-    mode = second_engine or os.environ.get(SECOND_ENGINE_ENV) or "auto"
+    mode = second_engine or "auto"
+    if mode == "auto":   # the environment may settle what the settings left to auto
+        mode = os.environ.get(SECOND_ENGINE_ENV) or "auto"
     return second_engine_recognizer(mode, warn)
 
 
 def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -> Recognizer:
     """pocketsphinx, with Whisper beside it as ``mode`` says (``hybrid.py``).
 
-    ``auto`` means ``verify`` when the optional ``whisper`` extra is installed and
+    ``auto`` means ``always`` when the optional ``whisper`` extra is installed and
     pocketsphinx alone, silently, when it is not (the light mode).  A model
-    whose files are altered, or an explicit ``verify``/``always`` without the
+    whose files are altered, or an explicit ``always`` without the
     extra, is reported once through ``warn`` and pocketsphinx answers alone.
     """
     if mode not in ("auto", *MODES):
@@ -72,7 +74,7 @@ def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -
         if mode != "auto" or not str(exc).startswith(NOT_INSTALLED):
             warn(f"{exc}; using pocketsphinx alone")
         return PocketsphinxRecognizer()
-    return HybridRecognizer("verify" if mode == "auto" else mode, whisper=whisper)
+    return HybridRecognizer("always", whisper=whisper)
 
 
 def completion_check(recognizer: Recognizer,

