@@ -53,27 +53,34 @@ def recognition_grammar(grammar: Grammar, intents: Iterable[str] | None = None,
     return built
 
 
-def with_wake_prefix(decoding: RecognitionGrammar, wake_phrases: Iterable[str]) -> RecognitionGrammar:
+def with_wake_prefix(decoding: RecognitionGrammar, wake_phrases: Iterable[str], *,
+                     bare_wake: bool = False) -> RecognitionGrammar:
     """``decoding`` with an optional wake phrase before every command, said in the same breath.
 
     "hey referee send north east south west" is one utterance: the JSGF takes
     ``[ <wake> ]`` before the commands, and ``phrases`` holds every phrase both
-    bare and after each wake phrase (so Whisper rescores them too).  Split a
-    result with ``split_wake``.
+    bare and after each wake phrase (so Whisper rescores them too).  ``bare_wake``
+    also takes the wake phrase on its own.  A grammar of another shape keeps only
+    the wake phrases.  Split a result with ``split_wake``.
     """
     wakes = sorted({" ".join(w.lower().split()) for w in wake_phrases if w.strip()})
     if not wakes:
         return decoding
-    head, sep, rest = decoding.jsgf.partition("public <command> = ")
-    body, semi, tail = rest.partition(";\n")
-    if not sep or not semi:
-        raise ValueError("not a grammar built by recognition_grammar")
-    jsgf = (f"{head}public <command> = [ <wake> ] <commands>;\n<commands> = {body};\n"
-            f"<wake> = {' | '.join(wakes)};\n{tail}")
-    phrases = decoding.phrases + tuple(f"{w} {p}" for w in wakes for p in decoding.phrases)
-    words = decoding.words | frozenset(x for w in wakes for x in w.split())
+    head = "public <command> = "
+    rule = " | ".join(f"( {w} )" for w in wakes)
+    if head in decoding.jsgf:
+        top = "( <wake> [ <said> ] ) | <said>" if bare_wake else "[ <wake> ] <said>"
+        jsgf = decoding.jsgf.replace(head, f"{head}{top};\n<said> = ", 1) + f"<wake> = {rule};\n"
+        said = decoding.phrases
+    else:
+        jsgf = f"#JSGF V1.0;\ngrammar wake;\n{head}{rule};\n"
+        said = ()
+    phrases = {*said, *(f"{w} {p}" for w in wakes for p in said)}
+    if bare_wake:
+        phrases |= set(wakes)
     key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
-    return RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key)
+    return RecognitionGrammar(jsgf=jsgf, phrases=tuple(sorted(phrases)),
+                              words=frozenset(x for p in (*wakes, *said) for x in p.split()), key=key)
 
 
 def split_wake(text: str, wake_phrases: Iterable[str]) -> tuple[bool, str]:

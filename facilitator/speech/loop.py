@@ -39,6 +39,7 @@ from typing import IO, Protocol
 from ..errors import FacilitatorError, IllegalCommandError
 from ..command import Command, NotRecognized, RuntimeLists
 from ..session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
+from .grammar_build import split_wake, with_wake_prefix
 from .base import (
     AudioSource,
     Frame,
@@ -707,23 +708,7 @@ class ListenLoop:
         base = self.recognition_grammar(intents)
         key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
         if key not in self._grammars:
-            wakes = self.wake_phrases()
-            head = "public <command> = "
-            if head in base.jsgf:
-                rule = " | ".join(f"( {p} )" for p in wakes)
-                top = "( <wake> [ <said> ] ) | <said>" if bare_wake else "[ <wake> ] <said>"
-                jsgf = base.jsgf.replace(head, f"{head}{top};\n<said> = ", 1) + f"<wake> = {rule};\n"
-                said = base.phrases
-            else:  # a grammar of another shape: the wake phrases alone still work
-                jsgf = f"#JSGF V1.0;\ngrammar wake;\n{head}{' | '.join(f'( {p} )' for p in wakes)};\n"
-                said = ()
-            phrases = {*said, *(f"{w} {p}" for w in wakes for p in said)}
-            if bare_wake:
-                phrases |= set(wakes)
-            self._grammars[key] = RecognitionGrammar(
-                jsgf=jsgf, phrases=tuple(sorted(phrases)),
-                words=frozenset(w for p in (*wakes, *said) for w in p.split()),
-                key=f"wake{int(bare_wake)}-{base.key}")
+            self._grammars[key] = with_wake_prefix(base, self.wake_phrases(), bare_wake=bare_wake)
         return self._grammars[key]
 
     def wake_grammar(self) -> RecognitionGrammar:
@@ -772,13 +757,8 @@ class ListenLoop:
         """(whether the words start with a wake phrase, the words after it)."""
         if hyp is None:
             return False, ""
-        words = " ".join(hyp.text.lower().split())
-        for wake in self.wake_phrases():
-            if words == wake:
-                return True, ""
-            if words.startswith(wake + " "):
-                return True, words[len(wake) + 1:]
-        return False, hyp.text
+        woke, rest = split_wake(hyp.text, self.wake_phrases())
+        return woke, rest if woke else hyp.text
 
     def _parse(self, hyp: Hypothesis | None, intents: frozenset[str]) -> Command | None:
         if hyp is None or not hyp.text.strip():

@@ -29,7 +29,7 @@ from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState, Tick
 SEND = "send north east south west"           # route NESW; leg 1 hides ESNW: 1 anchor, 2 steps
 ECHO = "Send north east south west."
 ASK = "Send north east south west. Is that right?"
-SCORED = ["N E S W: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
+SCORED = ["North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
 
 _open: list[ListenLoop] = []
 
@@ -252,7 +252,7 @@ def test_after_two_failures_in_a_row_the_right_form_is_offered_once(tmp_path: Pa
     assert speaker.spoken == ["Say again?"]
     loop.hear(said("", 5.0))
     help_line = speaker.spoken[-1]
-    assert speaker.spoken[-2:] == ["Say again?", help_line] and help_line.startswith("The captain says send")
+    assert speaker.spoken[-2:] == ["Say again?", help_line] and help_line.startswith("Captain Player 1, say send")
     loop.hear(said("", 10.0))
     assert speaker.spoken[-1] == "Say again?"   # once
 
@@ -260,9 +260,9 @@ def test_after_two_failures_in_a_row_the_right_form_is_offered_once(tmp_path: Pa
 def test_a_refused_command_twice_in_a_row_gets_its_usage(tmp_path: Path) -> None:
     loop, speaker = make(tmp_path)
     loop.hear(said("send north north south west", 1.0))
-    assert speaker.spoken == ["N N S W repeats N and misses E. Guess not used."]
+    assert speaker.spoken == ["North north south west repeats north and misses east. Guess not used."]
     loop.hear(said("send east east south west", 5.0))
-    assert len(speaker.spoken) == 3 and speaker.spoken[1].startswith("E E S W repeats E")
+    assert len(speaker.spoken) == 3 and speaker.spoken[1].startswith("East east south west repeats east")
     assert speaker.spoken[2] == loop.session.usage_line("send")
 
 
