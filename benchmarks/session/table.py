@@ -156,6 +156,7 @@ class TableAudio:
         self.position = 0                # next sample to emit
         self.sounds: list[tuple[int, np.ndarray]] = []   # (first sample, float samples)
         self.closed = False
+        self.recording: list[bytes] | None = None        # the microphone's signal, when kept
 
     @property
     def t(self) -> float:
@@ -199,6 +200,8 @@ class TableAudio:
             self.sounds = keep
             pcm = np.clip(np.round(chunk), -32768, 32767).astype("<i2").tobytes()
             self.position = b
+            if self.recording is not None:
+                self.recording.append(pcm)
             yield Frame(pcm, a / SAMPLE_RATE)
 
 
@@ -328,7 +331,8 @@ def utterance_of(segment: Segment, said: list[Utterance]) -> Utterance | None:
 def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats: tuple[str, ...],
          minutes: float, seed: int, recognizer: Any, endpointer_factory: Any,
          background: Path | None = None, ir_path: Path | None = None,
-         chatter: tuple[str, ...] = (), data_dir: Path | None = None) -> Result:
+         chatter: tuple[str, ...] = (), data_dir: Path | None = None,
+         record: list[bytes] | None = None) -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only)."""
     result = Result(game, condition, voice_set)
@@ -344,6 +348,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         ir = room.load_ir(ir_path) if ir_path is not None else room.impulse_response(seed=seed)
         audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir)
         del bed
+        audio.recording = record
         log_path = (data_dir / f"{game}-{condition}-{voice_set}-{seed}.jsonl") if data_dir else None
         session, reply = Session.start(game, players=len(seats), seed=seed, log_path=log_path)
         # lines the table types on its screens before talking (Clover's clues): only the
