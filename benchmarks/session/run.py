@@ -86,8 +86,9 @@ def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tu
     lines = [
         "| condition | voices | commands said | understood, 1st try | within 2 tries | wrong actions "
         "| chatter lines | chatter reaching the referee | \"Say again?\" per min of chatter "
+        "| \"Say again?\" to nobody, per min "
         "| end of speech → answer, median / p95 | segments cut at the cap | peak RSS |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for condition in conditions:
         for voice_set in sets:
@@ -103,6 +104,8 @@ def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tu
             reached = sum(r.chatter_reached for r in rows)
             minutes = sum(r.chatter_seconds for r in rows) / 60
             again = sum(r.say_again_chatter for r in rows)
+            unprompted = sum(r.say_again_unprompted for r in rows)
+            session_minutes = sum(r.stream_seconds for r in rows) / 60
             lat = [x for r in rows for x in r.latencies]
             segs = sum(r.segments for r in rows)
             capped = sum(r.capped_segments for r in rows)
@@ -111,7 +114,8 @@ def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tu
                        if lat else "-")
             lines.append(
                 f"| {condition} | {voice_set} | {said} | {_pct(first, said)} | {_pct(two, said)} | {wrong} "
-                f"| {chat} | {reached} | {again / minutes if minutes else 0:.1f} | {latency} "
+                f"| {chat} | {reached} | {again / minutes if minutes else 0:.1f} "
+                f"| {unprompted / session_minutes if session_minutes else 0:.1f} | {latency} "
                 f"| {capped} of {segs} | {rss:.0f} MB |")
     return lines
 

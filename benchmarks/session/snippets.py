@@ -1,6 +1,6 @@
 """Make the regression snippets: short table sessions with background talk, kept in git.
 
-``python -m benchmarks.session.snippets [FOLDER]`` (default ``tests/audio/sessions``)
+``python -m benchmarks.session.snippets [FOLDER [NAME...]]`` (default ``tests/audio/sessions``)
 plays a few short sessions with held-out voices (see ``SNIPPETS``) exactly as the
 session benchmark does, and writes for each the microphone's signal
 (``NAME.wav``: players, room, background talk, the assistant's leak) and
@@ -28,13 +28,13 @@ from benchmarks.session import players, run, table  # noqa: E402
 
 #: name -> (game, condition, seconds, seed, seats)
 SNIPPETS = {
-    "compass-code-talk-10": ("compass-code", "talk-10", 40.0, 21, ("flite:slt", "espeak:en-gb-scotland", "flite:rms", "piper:joe")),
-    "lantern-links-talk-20": ("lantern-links", "talk-20", 35.0, 22, ("piper:joe", "flite:slt", "espeak:en-gb-scotland", "flite:rms")),
+    "compass-code-talk-20": ("compass-code", "talk-20", 60.0, 31, ("flite:slt", "espeak:en-gb-scotland", "flite:rms", "piper:joe")),
     "two-windows-talk-20": ("two-windows", "talk-20", 35.0, 23, ("espeak:en-gb-scotland", "flite:rms", "piper:joe", "flite:slt")),
+    "clover-talk-10": ("clover", "talk-10", 50.0, 34, ("flite:rms", "piper:joe", "flite:slt", "espeak:en-gb-scotland")),
 }
 
 
-def make(folder: Path) -> None:
+def make(folder: Path, only: tuple[str, ...] = ()) -> None:
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-snippets-"))
     from benchmarks.corpus import CHATTER
     from facilitator.session import Session
@@ -44,6 +44,8 @@ def make(folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, (game, condition, seconds, seed, seats) in SNIPPETS.items():
+        if only and name not in only:
+            continue
         record: list[bytes] = []
         result = table.play(game, condition, run.CONDITIONS[condition], "held-out", seats, seconds / 60, seed,
                             make_recognizer(), lambda loop: Endpointer(complete=loop.complete),
@@ -60,9 +62,10 @@ def make(folder: Path) -> None:
         }
         session.log.close()
         (folder / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        print("\n".join(result.transcript))
         print(f"{name}: {len(record) * 0.03:.0f} s, {meta['understood']} of {len(meta['meant'])} understood, "
               f"{meta['wrong_actions']} wrong")
 
 
 if __name__ == "__main__":
-    make(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "audio" / "sessions")
+    make(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "audio" / "sessions", tuple(sys.argv[2:]))

@@ -83,6 +83,7 @@ class Result:
     chatter_seconds: float = 0.0
     chatter_reached: int = 0
     say_again_chatter: int = 0
+    say_again_unprompted: int = 0   # "Say again?" when no player had said anything (background, leak)
     latencies: list[float] = field(default_factory=list)
     peak_rss_mb: float = 0.0
     wall_seconds: float = 0.0
@@ -413,6 +414,8 @@ def _score(result: Result, table: Table, watch: Watch, segments: list[Segment], 
     confirm = table.session.phrases.say("confirm-ask", command="").strip(". ")
     for at, text, cause in watch.sounds:
         u = utterance_of(cause, said) if cause is not None else None
+        if u is None and cause is not None and text == say_again:
+            result.say_again_unprompted += 1
         if u is None or u.kind != "chatter":
             continue
         if text == say_again:

@@ -101,7 +101,9 @@ def test_the_loop_still_understands_the_table_in_background_talk(name: str, tmp_
     meant = [str(c) for c in meta["meant"]]   # type: ignore[attr-defined]
     got = understood(meant, applied)
     pinned = int(meta["understood"])  # type: ignore[arg-type]
-    # one command of slack: a recognizer change may shift a reply by a beat and desync one answer
-    assert got >= max(1, pinned - 1), f"{name}: {got} of {len(meant)} commands understood, pinned {pinned}"
+    # one command of slack from three up: a recognizer change may shift a reply by a beat and
+    # desync one recorded answer; the endpointer that could not end a command in talk scored 0
+    floor = pinned - 1 if pinned >= 3 else pinned
+    assert got >= floor, f"{name}: {got} of {len(meant)} commands understood, pinned {pinned}"
     wrong = len(applied) - got
     assert wrong <= int(meta["wrong_actions"]) + 1, f"{name}: {wrong} actions nobody meant: {applied}"  # type: ignore[arg-type]
