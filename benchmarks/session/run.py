@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     stream = sum(r.stream_seconds for r in results) / 60
     text = "\n".join([
         (f"`python -m benchmarks session{' --quick' if args.quick else ''}` on {_machine()}, {stamp}: "
-         f"{len(results)} sessions ({', '.join(args.games.split(','))}), {stream:.0f} minutes of table audio "
+         f"{len(results)} sessions of {minutes:g} minutes ({', '.join(args.games.split(','))}), "
+         f"{stream:.0f} minutes of table audio "
          f"in {took / 60:.0f} minutes; endpointer: {setting}; held-out voices: "
          f"{', '.join(voices.label(v) for v in held_out)}."),
         "",

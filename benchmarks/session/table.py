@@ -22,6 +22,7 @@ and the speaker are wrapped (``Watch``), ``Session.execute`` is observed, and
 
 from __future__ import annotations
 
+import os
 import random
 import resource
 import time
@@ -109,7 +110,7 @@ class Watch:
     # Recognizer
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         assert self.loop is not None
-        began = time.perf_counter()
+        began = cpu_seconds()
         hyp = self.recognizer.decode(pcm, grammar)
         if self.loop.current is not None:
             self._decoded = (self.loop.current, self.loop.now(), began)
@@ -126,7 +127,7 @@ class Watch:
         pcm, rate = self.synthesizer.synthesize(text)
         if self._decoded is not None:
             segment, decoded_at, began = self._decoded
-            self.latencies.append((segment, decoded_at - segment.end + time.perf_counter() - began))
+            self.latencies.append((segment, decoded_at - segment.end + cpu_seconds() - began))
             self._decoded = None
         self.sounds.append((at, text, self.loop.current))
         seconds = self.audio.leak(pcm, rate, at)
@@ -319,6 +320,34 @@ class Table:
         return segment.start < utterance.end and segment.end > utterance.start
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (espeak-ng synthesizing the answer).
+
+    The answer's compute time is measured in CPU time, not wall time: on a shared
+    machine wall time mostly measures the other people's jobs."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def reset_peak_rss() -> None:
+    """Start the peak-RSS count afresh (Linux: ``clear_refs``); elsewhere it counts from the start."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5", encoding="ascii")
+    except OSError:
+        pass
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory since ``reset_peak_rss`` (VmHWM), else the process's whole peak."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def utterance_of(segment: Segment, said: list[Utterance]) -> Utterance | None:
     """The line that overlaps ``segment`` the most (None: background, leak or noise alone)."""
     best, overlap = None, 0.0
@@ -346,10 +375,12 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         if snr_db is not None:
             talk = room.background_bed(voices.say, seconds, seed, background)
             bed += talk * (32768.0 * 10 ** ((room.SPEECH_DBFS - snr_db) / 20))
+            del talk
         ir = room.load_ir(ir_path) if ir_path is not None else room.impulse_response(seed=seed)
         audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir)
         del bed
         audio.recording = record
+        reset_peak_rss()   # count the loop's memory, not the making of the background
         log_path = (data_dir / f"{game}-{condition}-{voice_set}-{seed}.jsonl") if data_dir else None
         session, reply = Session.start(game, players=len(seats), seed=seed, log_path=log_path)
         # lines the table types on its screens before talking (Clover's clues): only the
@@ -379,7 +410,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         synthesizer.close()
         voices.close()
     result.wall_seconds = time.perf_counter() - began
-    result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result.peak_rss_mb = peak_rss_mb()
     return result
 
 
