@@ -231,6 +231,11 @@ class Table:
         while not self._closed and self.audio.t < self.limit and not self.session.over:
             if self.said and self.rng.random() < CHATTER_SHARE:
                 yield from self._chat(seat)
+            if self.loop.state is LoopState.PAUSED:
+                # chatter paused the assistant ("stop listening"): a table asks it back
+                wake = self.session.grammar.render("start listening") or "start listening"
+                yield from self._say("answer", wake, self.seats[seat], meant="start listening")
+                continue
             got = players.next_command(self.game, self.session, self.loop, self.rng)
             if got is None:
                 yield from self._wait(2.0)
@@ -278,15 +283,13 @@ class Table:
         other = self.seats[(seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)]
         laugh = self.rng.random() < LAUGH_SHARE / CHATTER_SHARE
         text = self.rng.choice(LAUGHTER) if laugh else self.rng.choice(self.chatter)
-        asked_before = len(self.watch.executed)
-        utterance = yield from self._say("chatter", text, other, rate=175 if laugh else 165)
+        yield from self._say("chatter", text, other, rate=175 if laugh else 165)
         # chatter that got a question back is answered "no", as a table would
         answers = 0
         while self.loop.state is LoopState.CONFIRMING and answers < TRIES and not self._closed:
             answers += 1
             spoken = self.session.grammar.render("no") or "no"
             yield from self._say("answer", spoken, other, meant="no")
-        del utterance, asked_before
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
              meant: str = "") -> Iterator[Frame]:
@@ -437,8 +440,8 @@ def _score(result: Result, table: Table, watch: Watch, segments: list[Segment], 
     controls = {table.session.phrases.say("voice-" + c.replace(" ", "-")) for c in CONTROLS}
     for at, text, cause in watch.sounds:
         u = utterance_of(cause, said) if cause is not None else None
-        if text in controls:
-            result.wrong_actions += 1   # no scripted player asks for a control
+        if text in controls and not (u is not None and u.meant in CONTROLS):
+            result.wrong_actions += 1   # no player asked for this control
             if u is not None and u.kind == "chatter":
                 reached.add(id(u))
     say_again = table.session.phrases.say("say-again")
