@@ -180,14 +180,29 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown condition {unknown[0]!r} (one of {', '.join(CONDITIONS)})", file=sys.stderr)
         return 2
+    games = [g for g in args.games.split(",") if g]
+    if not games or any(g not in GAMES for g in games):
+        print(f"--games takes names from {', '.join(GAMES)}", file=sys.stderr)
+        return 2
+    for option, path in (("--background", args.background), ("--room", args.room)):
+        if path and not Path(path).is_file():
+            print(f"{option}: no such file {path}", file=sys.stderr)
+            return 2
     minutes = args.minutes or (QUICK_MINUTES if args.quick else MINUTES)
     endpoint = tuple((k, parse_value(v)) for k, _, v in (item.partition("=") for item in args.endpoint))
+    try:
+        from facilitator.speech.endpoint import Endpointer
+
+        Endpointer(**dict(endpoint))
+    except (TypeError, ValueError) as exc:
+        print(f"--endpoint: {exc}", file=sys.stderr)
+        return 2
     if args.transcripts:
         Path(args.transcripts).mkdir(parents=True, exist_ok=True)
     jobs = [Job(game, condition, name, specs, minutes, args.seed + 100 * g, args.background, args.room,
                 endpoint, args.transcripts)
             for condition in conditions for name, specs in sets.items()
-            for g, game in enumerate(args.games.split(","))]
+            for g, game in enumerate(games)]
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers, maxtasksperchild=1) as pool:
@@ -198,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     stream = sum(r.stream_seconds for r in results) / 60
     text = "\n".join([
         (f"`python -m benchmarks session{' --quick' if args.quick else ''}` on {_machine()}, {stamp}: "
-         f"{len(results)} sessions of {minutes:g} minutes ({', '.join(args.games.split(','))}), "
+         f"{len(results)} sessions of {minutes:g} minutes ({', '.join(games)}), "
          f"{stream:.0f} minutes of table audio "
          f"in {took / 60:.0f} minutes; endpointer: {setting}; held-out voices: "
          f"{', '.join(voices.label(v) for v in held_out)}."),
