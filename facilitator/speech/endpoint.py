@@ -52,13 +52,15 @@ class Endpointer:
     ``early_silence_seconds``.  ``floor_margin_db`` (0 turns the floor off) is how
     much louder than the tracked noise floor a voiced frame must be; the floor is
     the ``floor_percentile`` of the last ``floor_window_seconds`` of frame energies.
+    Below ``silent_floor_db`` (dB of 16-bit sample units; 20 dB is about -70 dBFS)
+    the input is silent, there is nothing to rise above, and webrtcvad decides alone.
     """
 
     def __init__(self, aggressiveness: int = 2, silence_seconds: float = 0.5, max_seconds: float = 8.0,
                  padding_seconds: float = 0.3, start_seconds: float = 0.15, min_voiced_seconds: float = 0.2,
                  complete: Callable[[bytes], bool] | None = None, early_silence_seconds: float = 0.2,
                  floor_margin_db: float = 9.0, floor_window_seconds: float = 4.0,
-                 floor_percentile: float = 0.2) -> None:
+                 floor_percentile: float = 0.2, silent_floor_db: float = 20.0) -> None:
         import webrtcvad  # type: ignore[import-untyped]
 
         if not 0 <= aggressiveness <= 3:
@@ -74,6 +76,7 @@ class Endpointer:
         self.floor_margin_db = floor_margin_db
         self.floor_window_seconds = floor_window_seconds
         self.floor_percentile = floor_percentile
+        self.silent_floor_db = silent_floor_db
         self._energies: deque[float] = deque()
         self._sorted: list[float] = []
         self._frame_seconds = 0.03
@@ -103,7 +106,10 @@ class Endpointer:
         while len(self._energies) * seconds > self.floor_window_seconds:
             old = self._energies.popleft()
             del self._sorted[bisect_left(self._sorted, old)]
-        return level >= self.noise_floor() + self.floor_margin_db
+        floor = self.noise_floor()
+        if floor < self.silent_floor_db:
+            return True   # a silent input (digital silence, about -70 dBFS or less): webrtcvad alone
+        return level >= floor + self.floor_margin_db
 
     def is_speech(self, pcm: bytes) -> bool:
         """webrtcvad's verdict on one frame (frames of other lengths are cut to 10 ms pieces)."""
