@@ -139,3 +139,12 @@ def test_the_noise_floor_follows_the_room() -> None:
     loud = (np.random.default_rng(6).normal(0, 3000, 480)).astype("<i2").tobytes()
     assert quiet.above_floor(loud, 0.03)          # 20 dB above the room
     assert not quiet.above_floor(hum, 0.03)
+
+
+def test_a_silent_input_is_cut_by_webrtcvad_alone() -> None:
+    """Digital silence has no floor to rise above: the same utterances as without the floor."""
+    send = read_wav(AUDIO / "send_north_east_south_west.wav")
+    stream = _silence(1.5) + send + _silence(1.0) + send + _silence(1.0)
+    with_floor = list(Endpointer().segments(frames_of(stream)))
+    without = list(Endpointer(floor_margin_db=0).segments(frames_of(stream)))
+    assert [(s.start, s.end, len(s.pcm)) for s in with_floor] == [(s.start, s.end, len(s.pcm)) for s in without]
