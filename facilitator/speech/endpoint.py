@@ -1,4 +1,13 @@
-"""Endpointing: cut a stream of frames into utterances with webrtcvad.
+"""Endpointing: cut a stream of frames into utterances with webrtcvad and a noise floor.
+
+A frame counts as the player's voice when webrtcvad hears speech in it *and* it
+is at least ``floor_margin_db`` louder than the noise floor, tracked as a low
+percentile of the frame energies of the last ``floor_window_seconds``.  Other
+people talking in the background are speech too, so webrtcvad alone never
+hears the end of a command in a room where people talk: the utterance runs to
+``max_seconds``, overlaps the assistant's answer and is lost.  The background's
+level is what the floor follows, so a command spoken at the table (louder than
+the talk behind it) still ends where the player stops.
 
 An utterance starts when most of the last ``start_seconds`` of frames are voiced
 (the audio just before is kept as padding, so the first phone is not clipped),
@@ -10,6 +19,9 @@ the callback says yes, so short commands are answered sooner.
 
 from __future__ import annotations
 
+import math
+from array import array
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -37,12 +49,18 @@ class Endpointer:
     ``padding_seconds`` of audio are kept before the voice starts and after it
     ends, an utterance with under ``min_voiced_seconds`` of voice is dropped
     (a knock on the table), and ``complete(pcm) -> bool`` may end it after only
-    ``early_silence_seconds``.
+    ``early_silence_seconds``.  ``floor_margin_db`` (0 turns the floor off) is how
+    much louder than the tracked noise floor a voiced frame must be; the floor is
+    the ``floor_percentile`` of the last ``floor_window_seconds`` of frame energies.
+    Below ``silent_floor_db`` (dB of 16-bit sample units; 20 dB is about -70 dBFS)
+    the input is silent, there is nothing to rise above, and webrtcvad decides alone.
     """
 
     def __init__(self, aggressiveness: int = 2, silence_seconds: float = 0.5, max_seconds: float = 8.0,
                  padding_seconds: float = 0.3, start_seconds: float = 0.15, min_voiced_seconds: float = 0.2,
-                 complete: Callable[[bytes], bool] | None = None, early_silence_seconds: float = 0.2) -> None:
+                 complete: Callable[[bytes], bool] | None = None, early_silence_seconds: float = 0.2,
+                 floor_margin_db: float = 9.0, floor_window_seconds: float = 4.0,
+                 floor_percentile: float = 0.2, silent_floor_db: float = 20.0) -> None:
         import webrtcvad  # type: ignore[import-untyped]
 
         if not 0 <= aggressiveness <= 3:
@@ -55,6 +73,43 @@ class Endpointer:
         self.min_voiced_seconds = min_voiced_seconds
         self.complete = complete
         self.early_silence_seconds = early_silence_seconds
+        self.floor_margin_db = floor_margin_db
+        self.floor_window_seconds = floor_window_seconds
+        self.floor_percentile = floor_percentile
+        self.silent_floor_db = silent_floor_db
+        self._energies: deque[float] = deque()
+        self._sorted: list[float] = []
+        self._frame_seconds = 0.03
+
+    @staticmethod
+    def energy_db(pcm: bytes) -> float:
+        """A frame's mean power in dB of 16-bit sample units (digital silence is 0 dB)."""
+        samples = array("h", pcm[: len(pcm) // SAMPLE_WIDTH * SAMPLE_WIDTH])
+        if not samples:
+            return 0.0
+        return 10.0 * math.log10(sum(x * x for x in samples) / len(samples) + 1.0)
+
+    def noise_floor(self) -> float:
+        """The tracked noise floor (dB); 0 until a second of frames was seen (nothing to go by)."""
+        if not self._sorted or len(self._sorted) * self._frame_seconds < 1.0:
+            return 0.0
+        return self._sorted[min(len(self._sorted) - 1, int(self.floor_percentile * len(self._sorted)))]
+
+    def above_floor(self, pcm: bytes, seconds: float) -> bool:
+        """Track the floor with this frame; whether the frame is ``floor_margin_db`` above it."""
+        if self.floor_margin_db <= 0:
+            return True
+        level = self.energy_db(pcm)
+        self._frame_seconds = seconds
+        self._energies.append(level)
+        insort(self._sorted, level)
+        while len(self._energies) * seconds > self.floor_window_seconds:
+            old = self._energies.popleft()
+            del self._sorted[bisect_left(self._sorted, old)]
+        floor = self.noise_floor()
+        if floor < self.silent_floor_db:
+            return True   # a silent input (digital silence, about -70 dBFS or less): webrtcvad alone
+        return level >= floor + self.floor_margin_db
 
     def is_speech(self, pcm: bytes) -> bool:
         """webrtcvad's verdict on one frame (frames of other lengths are cut to 10 ms pieces)."""
@@ -73,7 +128,8 @@ class Endpointer:
         current: _Utterance | None = None
         for frame in frames:
             seconds = len(frame.pcm) / (SAMPLE_RATE * SAMPLE_WIDTH)
-            voiced = self.is_speech(frame.pcm)
+            loud = self.above_floor(frame.pcm, seconds)
+            voiced = loud and self.is_speech(frame.pcm)
             if current is None:
                 before.append((frame, voiced))
                 keep = max(self.padding_seconds, self.start_seconds)

@@ -85,7 +85,8 @@ def test_a_keeper_enters_a_physical_route_card_on_its_screen(start_server, page)
         reply = keeper.post("/seat/1/command", data={"control": "route-card", "card": str(number)},
                             headers={"Accept": "application/json"}).json()
         assert reply["accepted"] and reply["public"] == []           # nothing said aloud
-        assert reply["private"] == [f"Leg 1: card {number} entered; your route is {route}. Keep it hidden."]
+        words = " ".join({"N": "north", "E": "east", "S": "south", "W": "west"}[d] for d in deck.route_of(number))
+        assert reply["private"] == [f"Leg 1: card {number} entered; your route is {words}. Keep it hidden."]
         after = keeper.get("/seat/1").text
         assert f"<span aria-hidden=\"true\">{route}</span>" in after and f"(card {number})" in after
         assert keeper.post("/seat/1/command", data={"control": "route-card", "card": "25"},

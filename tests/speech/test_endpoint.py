@@ -91,3 +91,60 @@ def test_a_complete_command_ends_before_the_full_silence() -> None:
 def test_aggressiveness_is_checked() -> None:
     with pytest.raises(ValueError):
         Endpointer(aggressiveness=5)
+
+
+def _background_talk(seconds: float, below_db: float, reference: bytes) -> np.ndarray:
+    """Four chatter recordings talking at once, looped, ``below_db`` under ``reference``'s level."""
+    clips = sorted((AUDIO.parent / "chatter").glob("*.wav"))[:8]
+    n = int(seconds * SAMPLE_RATE)
+    bed = np.zeros(n)
+    for k in range(4):
+        talker = np.concatenate([np.frombuffer(read_wav(p), dtype="<i2").astype(float)
+                                 for p in clips[k::4] + clips[: k]])
+        bed += np.resize(np.roll(talker, k * 3001), n)
+    voice = np.frombuffer(reference, dtype="<i2").astype(float)
+    voice_rms = np.sqrt(np.mean(voice[np.abs(voice) > 300] ** 2))
+    return bed * voice_rms / np.sqrt(np.mean(bed**2)) * 10 ** (-below_db / 20)
+
+
+@pytest.mark.parametrize("below_db", [20.0, 10.0])
+def test_a_command_ends_where_the_player_stops_even_with_talk_behind_it(below_db: float) -> None:
+    """Other people talking for the whole time is speech too: only a voice clearly louder
+    than the tracked background counts, so the command ends at its end, not at the cap."""
+    send = read_wav(AUDIO / "send_north_east_south_west.wav")
+    lead, tail = 3.0, 4.0
+    voice = np.concatenate([np.zeros(int(lead * SAMPLE_RATE)), np.frombuffer(send, dtype="<i2").astype(float),
+                            np.zeros(int(tail * SAMPLE_RATE))])
+    mixed = voice + _background_talk(len(voice) / SAMPLE_RATE, below_db, send)
+    pcm = np.clip(np.round(mixed), -32768, 32767).astype("<i2").tobytes()
+    _, end = _voiced_span(send)
+    segments = [s for s in Endpointer(max_seconds=8.0).segments(frames_of(pcm)) if s.start < lead + end]
+    assert segments, "the command was not heard at all"
+    command = segments[-1]
+    assert command.end <= lead + end + 0.3
+    assert command.start >= lead - 0.3
+    # webrtcvad alone hears the talk as voice and cannot find the end
+    plain = [s for s in Endpointer(max_seconds=8.0, floor_margin_db=0).segments(frames_of(pcm))
+             if s.start < lead + end]
+    assert plain[-1].end > lead + end + 1.0
+
+
+def test_the_noise_floor_follows_the_room() -> None:
+    quiet = Endpointer()
+    hum = (np.random.default_rng(5).normal(0, 300, 480)).astype("<i2").tobytes()
+    for _ in range(100):
+        quiet.above_floor(hum, 0.03)
+    floor = quiet.noise_floor()
+    assert abs(floor - Endpointer.energy_db(hum)) < 3.0
+    loud = (np.random.default_rng(6).normal(0, 3000, 480)).astype("<i2").tobytes()
+    assert quiet.above_floor(loud, 0.03)          # 20 dB above the room
+    assert not quiet.above_floor(hum, 0.03)
+
+
+def test_a_silent_input_is_cut_by_webrtcvad_alone() -> None:
+    """Digital silence has no floor to rise above: the same utterances as without the floor."""
+    send = read_wav(AUDIO / "send_north_east_south_west.wav")
+    stream = _silence(1.5) + send + _silence(1.0) + send + _silence(1.0)
+    with_floor = list(Endpointer().segments(frames_of(stream)))
+    without = list(Endpointer(floor_margin_db=0).segments(frames_of(stream)))
+    assert [(s.start, s.end, len(s.pcm)) for s in with_floor] == [(s.start, s.end, len(s.pcm)) for s in without]

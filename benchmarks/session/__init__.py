@@ -1,0 +1,1 @@
+"""The table-session benchmark: whole sessions of every game through the real listen loop."""
