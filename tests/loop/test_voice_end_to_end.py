@@ -25,8 +25,9 @@ pytestmark = [
 ]
 
 # (what the table says, the espeak-ng voice, seconds of silence after it: room for the answer)
-# pocketsphinx does not yet say when it is sure (Hypothesis.sure is False): a query is
-# addressed with the wake phrase said first, and every guess is asked
+# pocketsphinx alone (``--second-engine off``, the light mode) never says it is sure
+# (Hypothesis.sure is False): a query is addressed with the wake phrase said first, and
+# every guess is asked
 TABLE = [
     ("hey referee", "en-us", 1.5),
     ("how many candidates", "en-us", 5.0),
@@ -47,8 +48,9 @@ TABLE = [
 def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
     recording = record_table(TABLE, 8.0, tmp_path)     # the opening announcement is said first
     log, said = tmp_path / "log.jsonl", tmp_path / "said"
-    done = run_cli(["play", "compass-code", "--audio-in", str(recording), "--speech-out", str(said),
-                    "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log)], timeout=300)
+    done = run_cli(["play", "compass-code", "--second-engine", "off", "--audio-in", str(recording),
+                    "--speech-out", str(said), "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log)],
+                   timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
 
@@ -88,6 +90,60 @@ def test_a_compass_code_leg_by_voice_from_a_recording(tmp_path: Path) -> None:
     spoken = sorted(said.glob("*-speech.wav"))
     assert len(spoken) == len(captions)          # every caption was also spoken
     assert all(path.stat().st_size > 1000 for path in spoken)
+
+
+# the default engines (pocketsphinx with Whisper beside it): when both hear the same
+# command the hearing is sure, so a query needs no wake phrase and a guess is echoed
+# implicitly, applied when its undo window closes (or at once on "yes"), taken back by
+# a "no" inside it.  A guess applied when its window closes is announced then: the
+# table waits longer after it than after a "yes".
+SURE_TABLE = [
+    ("how many candidates", "en-us", 5.0),
+    ("send north east south west", "en-gb", 13.0),         # echoed, applied when the window closes
+    ("send west north east south", "en-us", 3.5),          # echoed ...
+    ("no", "en-us", 4.0),                                  # ... and taken back inside the window
+    ("send west north east south", "en-us", 3.5),
+    ("yes", "en-us", 9.0),                                 # applied at once
+    ("send east south north west", "en-gb", 16.0),         # leg 1 solved, leg 2 announced
+]
+
+
+def test_sure_hearings_are_echoed_implicitly_and_a_no_in_the_window_takes_one_back(tmp_path: Path) -> None:
+    recording = record_table(SURE_TABLE, 8.0, tmp_path)
+    log, said = tmp_path / "log.jsonl", tmp_path / "said"
+    done = run_cli(["play", "compass-code", "--second-engine", "always", "--audio-in", str(recording),
+                    "--speech-out", str(said), "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log)],
+                   timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    events = [e for e in read_jsonl(log) if e["audience"] == "public"
+              and e["type"] not in ("game-started", "captain-named")]
+    assert [(e["type"], e.get("route"), e.get("anchors"), e.get("clockwise")) for e in events] == [
+        ("guess-scored", "NESW", 1, 2),
+        ("guess-scored", "WNES", 0, 1),
+        ("guess-scored", "ESNW", 4, 0),
+        ("leg-ended", "ESNW", None, None),
+    ]
+    assert not any(e["type"] == "command-rejected" for e in read_jsonl(log))
+    heard = [line[2:] for line in done.stdout.splitlines() if line.startswith("> ")]
+    assert heard == [text for text, _, _ in SURE_TABLE]
+    captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
+    assert captions == [
+        "Leg 1 of 3, new route. Player 1 captains guess 1 of 4.",
+        "24 candidates remain.",
+        "Send north east south west.",
+        "North east south west: 1 anchor, 2 clockwise steps.",
+        "Guess 2 of 4: Player 2 is captain.",
+        "Send west north east south.",
+        "Cancelled.",
+        "Send west north east south.",
+        "West north east south: 0 anchors, 1 clockwise step.",
+        "Guess 3 of 4: Player 3 is captain.",
+        "Send east south north west.",
+        "Four anchors! Leg 1 is solved.",
+        "Leg 2 of 3, new route. Player 4 captains guess 1 of 4.",
+    ]
+    assert len(sorted(said.glob("*-speech.wav"))) == len(captions)   # every caption was also spoken
 
 
 def test_with_the_wake_phrase_only_the_called_command_is_heard(tmp_path: Path) -> None:
@@ -142,8 +198,8 @@ def test_wake_phrase_and_command_in_one_breath_and_chatter_gets_silence(tmp_path
     table = [
         ("pass the crisps please", "en-gb", 3.0),                       # chatter
         ("ha ha ha that was close", "en-us", 3.0),                      # chatter
-        ("hey referee send north east south west", "en-gb", 5.5),       # one breath, gated
-        ("yes", "en-gb", 9.0),
+        ("hey referee send north east south west", "en-gb", 3.5),       # one breath, gated
+        ("yes", "en-gb", 9.0),                                          # inside the undo window
     ]
     recording = record_table(table, 8.0, tmp_path)
     log = tmp_path / "log.jsonl"
@@ -153,6 +209,9 @@ def test_wake_phrase_and_command_in_one_breath_and_chatter_gets_silence(tmp_path
     assert done.returncode == 0, done.stderr
     captions = [line for line in done.stdout.splitlines()[1:] if not line.startswith("> ")]
     assert "> hey referee send north east south west" in done.stdout.splitlines()
-    assert captions == ["Send north east south west. Is that right?",
-                        "N E S W: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
+    # both engines agree on the one breath: a sure hearing, so the command is addressed
+    # and echoed implicitly (invariant 7); the "yes" inside its undo window applies it at once
+    assert "> yes" in done.stdout.splitlines()
+    assert captions == ["Send north east south west.",
+                        "North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
     assert [e["type"] for e in read_jsonl(log)][3:] == ["guess-scored", "captain-named"]
