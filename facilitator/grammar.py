@@ -69,9 +69,27 @@ class WordList:
     transform: str = "none"
     wildcard: bool = False
 
-    def with_runtime(self, values: Mapping[str, Iterable[str]]) -> WordList:
-        spoken = {v: tuple(normalize(p).lower() for p in phrases) for v, phrases in values.items()}
-        return WordList(self.name, spoken, self.typed, self.pattern, self.transform, self.wildcard)
+    def with_runtime(self, values: Mapping[str, Iterable[str]],
+                     numbers: Mapping[str, str] | None = None) -> WordList:
+        """This list with run-time values (player names, catalogue names).
+
+        A name is said as words: a digit in it ("Player 1") is said as its number word
+        from ``numbers`` ("player one"), since a recognizer returns words and has no
+        pronunciation for "1"; the name as written stays a typed form.
+        """
+        spoken: dict[str, tuple[str, ...]] = {}
+        typed = {v: list(ps) for v, ps in self.typed.items()}
+        for value, phrases in values.items():
+            said: list[str] = []
+            for phrase in phrases:
+                written = normalize(phrase).lower()
+                words = " ".join((numbers or {}).get(w, w) for w in written.split())
+                said.append(words)
+                if words != written:
+                    typed.setdefault(value, []).append(written)
+            spoken[value] = tuple(dict.fromkeys(said))
+        return WordList(self.name, spoken, {v: tuple(ps) for v, ps in typed.items()}, self.pattern,
+                        self.transform, self.wildcard)
 
     def regex(self, typed: bool) -> str:
         phrases = [(p, v) for v, ps in self.spoken.items() for p in ps]
@@ -231,8 +249,16 @@ class Grammar:
     def _list(self, name: str, lists: RuntimeLists | None) -> WordList:
         base = self.lists[name]
         if lists and name in lists:
-            return base.with_runtime(lists[name])
+            return base.with_runtime(lists[name], self._number_words)
         return base
+
+    @cached_property
+    def _number_words(self) -> dict[str, str]:
+        """Each digit string of the ``number`` list (grammars/common.toml) and its first spoken word."""
+        numbers = self.lists.get("number")
+        if numbers is None:
+            return {}
+        return {value: phrases[0] for value, phrases in numbers.spoken.items() if phrases}
 
     def _compiled(self, lists: RuntimeLists | None,
                   typed: bool) -> list[tuple[Form, re.Pattern[str], dict[str, str]]]:

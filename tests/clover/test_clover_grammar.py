@@ -186,3 +186,23 @@ def test_golden_spoken_utterances(said: str, canonical: str) -> None:
 def test_golden_typed_lines(typed: str, canonical: str) -> None:
     command = load_grammar("clover").parse(typed)
     assert isinstance(command, Command) and command.canonical == canonical
+
+
+def test_a_players_name_with_a_digit_is_said_as_words_and_typed_as_written() -> None:
+    """Default names ("Player 1") reach the decoding grammar as words: pocketsphinx has
+    no pronunciation for "1", and one such word made every Clover decode fail (the
+    table went unheard).  The name as written is still typed."""
+    from facilitator.grammar import load_grammar
+    from facilitator.speech.grammar_build import recognition_grammar
+    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+
+    grammar = load_grammar("clover")
+    names = {"seat": {str(s): [f"Player {s}"] for s in range(1, 5)}}
+    decoding = recognition_grammar(grammar, lists=names)
+    assert not [w for w in decoding.words if any(c.isdigit() for c in w)]
+    assert "read my board player three" in decoding.phrases
+    PocketsphinxRecognizer().is_complete(b"\0" * 32000, decoding)   # every word has a pronunciation
+    said = grammar.parse("read my board player three", typed=False, lists=names)
+    typed = grammar.parse("read board Player 3", typed=True, lists=names)
+    assert isinstance(said, Command) and said.canonical == "read board 3"
+    assert isinstance(typed, Command) and typed.canonical == "read board 3"
