@@ -48,7 +48,7 @@ def make(folder: Path, only: tuple[str, ...] = ()) -> None:
             continue
         record: list[bytes] = []
         result = table.play(game, condition, run.CONDITIONS[condition], "held-out", seats, seconds / 60, seed,
-                            make_recognizer(), lambda loop: Endpointer(complete=loop.complete),
+                            make_recognizer(second_engine="always"), lambda loop: Endpointer(complete=loop.complete),
                             chatter=CHATTER, record=record)
         write_wav(folder / f"{name}.wav", b"".join(record))
         session, _ = Session.start(game, players=len(seats), seed=seed)
