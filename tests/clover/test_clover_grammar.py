@@ -162,10 +162,13 @@ def test_reading_aloud_for_a_low_vision_player(new_table: Callable[..., Any]) ->
     table.say("read card three")
     assert table.public[-1].endswith("; in the top left slot.")
     before = len(table.events())
-    table.say("read the cards")               # said a card at a time: "go on" for the next
-    for _ in range(4):
+    start = len(table.public)
+    table.say("read the cards")               # the count first, then a card at a time: "go on" for the next
+    for _ in range(5):
         table.say("go on")
-    cards = [line for line in table.public[-6:] if line != "Say go on for more."]
+    said = [line for line in table.public[start:] if line != "Say go on for more."]
+    assert said[0] == "5 cards are on the table, 1 placed."
+    cards = said[1:]
     assert len(cards) == 5 and all(
         line.startswith(f"Card {k}:") for k, line in zip(range(1, 6), cards)
     )
