@@ -84,7 +84,7 @@ def test_the_command_in_flight_at_a_crash_is_said_on_resume(tmp_path: Path) -> N
     resumed = run(["play", "compass-code", "--text", "--resume", str(table.log), "--data-dir", str(table.data)],
                   b"")
     out = resumed.stdout.splitlines()
-    assert out[0] == "Resuming the game." and out[1] == "E W S N: 1 anchor, 0 clockwise steps."
+    assert out[0] == "Resuming the game." and out[1] == "East west south north: 1 anchor, 0 clockwise steps."
     # stopped cleanly (EOF) this time: nothing is said twice
     clean = run(["play", "compass-code", "--text", "--resume", str(table.log), "--data-dir", str(table.data)],
                 b"")
