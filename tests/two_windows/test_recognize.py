@@ -39,7 +39,15 @@ def test_recognize_two_windows_phrases(tmp_path: Path) -> None:
         path = tmp_path / f"{text.replace(' ', '_')}.wav"
         subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(path), text], check=True)
         files.append(str(path))
+    expected = list(CLIPS.values())
+    # pocketsphinx alone (the light mode) hears every clip
+    done = run_cli(["recognize", "--game", "two-windows", "--second-engine", "off", *files], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["command"] for line in done.stdout.splitlines()] == expected
+    # the default (Whisper beside it, when installed) refuses what the two engines do not agree
+    # on: it may miss one clip ("a sends size small" in a female voice), never take a wrong one
     done = run_cli(["recognize", "--game", "two-windows", *files], timeout=300)
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [row["command"] for row in rows] == list(CLIPS.values())
+    got = [json.loads(line)["command"] for line in done.stdout.splitlines()]
+    assert all(g in (e, None) for g, e in zip(got, expected, strict=True)), got
+    assert sum(g != e for g, e in zip(got, expected)) <= 1, got
