@@ -1,5 +1,7 @@
-"""``python -m benchmarks``: the recognition benchmark (see ``benchmarks/run.py``);
-``python -m benchmarks session``: the table-session benchmark (``benchmarks/session/``)."""
+"""``python -m benchmarks``: the recognition benchmark of short clips (``benchmarks/run.py``);
+``python -m benchmarks session``: whole table sessions (``benchmarks/session/``);
+``python -m benchmarks engines``: the clip table of the engines, with the plain-JSGF
+reference row (``benchmarks/engines.py``)."""
 
 import sys
 
@@ -7,6 +9,11 @@ if len(sys.argv) > 1 and sys.argv[1] == "session":
     from benchmarks.session.run import main as session_main
 
     raise SystemExit(session_main(sys.argv[2:]))
+
+if len(sys.argv) > 1 and sys.argv[1] == "engines":
+    from benchmarks.engines import main as engines_main
+
+    raise SystemExit(engines_main(sys.argv[2:]))
 
 from benchmarks.run import main
 

@@ -208,7 +208,7 @@ def write(text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.engines", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks engines", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--reuse-corpus", action="store_true")
     parser.add_argument("--workers", type=int, default=2)
