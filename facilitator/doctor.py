@@ -78,22 +78,6 @@ class Machine(Protocol):
         """Create ``directory`` if needed and write, fsync and remove a file there."""
         ...
 
-    def audio_group(self) -> tuple[bool, bool]:
-        import grp
-
-        try:
-            group = grp.getgrnam("audio")
-        except KeyError:
-            return False, False
-        import getpass
-
-        return True, group.gr_gid in os.getgroups() or getpass.getuser() in group.gr_mem
-
-    def lan_address(self) -> str | None:
-        from .screens.server import lan_address
-
-        return lan_address()
-
     def free_disk_mb(self, directory: Path) -> int: ...
 
     def audio_group(self) -> tuple[bool, bool]:

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_cli
+from support import run_cli
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).parent

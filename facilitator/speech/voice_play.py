@@ -25,9 +25,6 @@ from ..session import Reply, Session
 from .base import VoiceSettings
 from .loop import ListenLoop, LoopSettings, StreamCaptions
 
-#: games whose hidden information needs a private channel when nothing is shown on stdout
-PRIVATE_GAMES = frozenset({"two-windows", "clover"})
-
 
 def add_arguments(play: argparse.ArgumentParser) -> None:
     """The voice flags of ``facilitator play``."""
@@ -69,20 +66,6 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
 
         check_available(args.push_to_talk)
     return voice
-
-
-def check_private(game: str, options: dict[str, Any], private: Path | None) -> None:
-    """Voice mode speaks everything public; hidden information needs ``--private``."""
-    human_keeper = game == "compass-code" and options.get("keeper") == "human"
-    if private is None and (game in PRIVATE_GAMES or human_keeper):
-        who = "a human keeper" if human_keeper else game
-        raise OptionsError(f"voice play of {who} needs --private PATH for the hidden information "
-                           "(or play with --text)")
-
-
-def resumed_options(session: Session) -> dict[str, Any]:
-    """What ``check_private`` needs of a resumed game (its options are in its log)."""
-    return {"keeper": getattr(session.state, "keeper_kind", None)}
 
 
 def run(session: Session, opening: Reply, args: argparse.Namespace,
