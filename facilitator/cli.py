@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import FacilitatorError, LogError, OptionsError
-from .games import GAMES, find_game
+from .command import GAMES
+from .games import find_game
 
 EXIT_BAD = 2
 

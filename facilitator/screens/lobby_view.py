@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..games import GAMES, find_game
+from ..command import GAMES
+from ..games import find_game
 from . import controls as ctl
 from .hub import Hub
 from .seats import Seats
