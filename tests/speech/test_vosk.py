@@ -71,6 +71,8 @@ def test_broken_model_files_fail_in_the_probe_not_in_this_process(tmp_path: Path
 
 @pytest.mark.slow
 def test_make_recognizer_warns_once_and_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fallback is the default recognizer; without the second engine that is pocketsphinx alone
+    monkeypatch.setenv("FACILITATOR_SECOND_ENGINE", "off")
     warnings: list[str] = []
     recognizer = make_recognizer(str(_layout(tmp_path)), warn=warnings.append)
     assert isinstance(recognizer, PocketsphinxRecognizer)
@@ -83,6 +85,7 @@ def test_make_recognizer_warns_once_and_falls_back(tmp_path: Path, monkeypatch: 
 
 def test_no_model_configured_means_pocketsphinx_and_no_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VOSK_MODEL_PATH", raising=False)
+    monkeypatch.setenv("FACILITATOR_SECOND_ENGINE", "off")   # Whisper beside it: tests/speech/test_whisper.py
     warnings: list[str] = []
     assert isinstance(make_recognizer(warn=warnings.append), PocketsphinxRecognizer)
     assert warnings == []
