@@ -14,10 +14,11 @@ is listening.  Counted per voyage:
   to; ``reached``: remarks after which something was logged (the referee was
   reached: a command applied or a rejection logged), the figure that must be 0.
 
-Two verdicts of the recognizer are measured: ``pocketsphinx`` as it is (it is
-never sure yet, so every guess is asked), and ``oracle sure``, where a hearing
-is sure exactly when its words are what was said: the figures the loop's policy
-gives once the recognizer's own verdict is that good.
+Three verdicts of the recognizer are measured: pocketsphinx alone (the light
+mode: it is never sure, so every guess is asked), both engines (the default
+with the whisper extra: sure when Whisper and pocketsphinx agree), and ``oracle
+sure``, where a hearing is sure exactly when its words are what was said: the
+figures the loop's policy gives once the recognizer's own verdict is that good.
 """
 
 from __future__ import annotations
@@ -102,10 +103,17 @@ class OracleSure:
         return bool(self.inner.is_complete(pcm, grammar))  # type: ignore[attr-defined]
 
 
-def one_voyage(seed: int, oracle: bool, tmp: Path) -> dict[str, Any]:
-    session, reply = Session.start("compass-code", seed=seed, log_path=tmp / f"log-{seed}-{oracle}.jsonl")
-    speaker = DemoSpeaker(VoiceSettings(), directory=tmp / f"said-{seed}-{oracle}")
-    base = make_recognizer()
+#: the verdicts measured: (row label, second engine, oracle)
+VERDICTS = (("pocketsphinx alone (light mode: never sure)", "off", False),
+            ("both engines (the default: sure when they agree)", "always", False),
+            ("oracle sure (pocketsphinx, sure exactly when right)", "off", True))
+
+
+def one_voyage(seed: int, engine: str, oracle: bool, tmp: Path) -> dict[str, Any]:
+    name = f"{seed}-{engine}-{oracle}"
+    session, reply = Session.start("compass-code", seed=seed, log_path=tmp / f"log-{name}.jsonl")
+    speaker = DemoSpeaker(VoiceSettings(), directory=tmp / f"said-{name}")
+    base = make_recognizer(second_engine=engine)
     recognizer: Any = OracleSure(base) if oracle else base
     crews: list[ChattyCrew] = []
 
@@ -125,7 +133,7 @@ def one_voyage(seed: int, oracle: bool, tmp: Path) -> dict[str, Any]:
         session.log.close()
         speaker.close()
     loop, crew = loops[0], crews[0]
-    commands = sum(1 for line in open(tmp / f"log-{seed}-{oracle}.jsonl", encoding="utf-8")
+    commands = sum(1 for line in open(tmp / f"log-{name}.jsonl", encoding="utf-8")
                    if '"guess-scored"' in line or '"bearing-checked"' in line)
     return {"seed": seed, "over": session.over, "commands": commands, "asked": loop.asked,
             "echoed": loop.held, "undone": loop.undone, "chatter": crew.chatter_said,
@@ -143,10 +151,10 @@ def main() -> None:
           "echoed per command | chatter said | chatter answered | chatter reaching the referee |")
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for oracle in (False, True):
-            rows = [one_voyage(seed, oracle, Path(tmp)) for seed in seeds]
+        for label, engine, oracle in VERDICTS:
+            rows = [one_voyage(seed, engine, oracle, Path(tmp)) for seed in seeds]
             n = sum(r["commands"] for r in rows) or 1
-            print(f"| {'oracle sure' if oracle else 'pocketsphinx (never sure yet)'} "
+            print(f"| {label} "
                   f"| {sum(r['over'] for r in rows)}/{len(rows)} | {sum(r['minutes'] for r in rows):.1f} "
                   f"| {n} | {sum(r['asked'] for r in rows) / n:.2f} | {sum(r['echoed'] for r in rows) / n:.2f} "
                   f"| {sum(r['chatter'] for r in rows)} | {sum(r['answered'] for r in rows)} "
