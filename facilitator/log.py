@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .durable import fsync_directory
 from .errors import LogError, WriteError
 from .events import Event, is_audience
 
@@ -213,7 +214,7 @@ class EventLog:
                 self._file = None
                 raise
             if new:
-                _fsync_dir(path.parent)
+                fsync_directory(path.parent)
 
     @classmethod
     def resume(cls, path: Path) -> tuple[EventLog, LogContents]:
@@ -316,19 +317,6 @@ def _ends_with_newline(path: Path, size: int) -> bool:
     with open(path, "rb") as f:
         f.seek(size - 1)
         return f.read(1) == b"\n"
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_private(path: Path, lines: Sequence[dict[str, Any]]) -> None:

@@ -9,11 +9,10 @@ and writes back what they return, atomically, after the log is fsynced.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .durable import write_json
 from .errors import OptionsError, WriteError
 from .paths import data_dir
 
@@ -64,30 +63,6 @@ class TableData:
                 pass
 
     def _write(self, game: str, document: dict[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{game}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(document, f, indent=2, sort_keys=True)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path(game))
-            _fsync_dir(self.directory)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_json(self.path(game), document, sort_keys=True)
 
 
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename durable (best effort: some file systems cannot fsync a directory)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

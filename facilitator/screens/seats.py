@@ -17,13 +17,13 @@ table key still work, so every open page reconnects by itself.
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..durable import write_json
 
 TOKEN_BYTES = 18
 #: short codes avoid letters and digits that look alike (0/O, 1/I)
@@ -137,39 +137,12 @@ class Seats:
         document = {"version": STORE_VERSION, "owner": self.owner, "table_key": self.table_key,
                     "seats": [{"number": s.number, "token": s.token, "code": s.code, "holder": s.holder}
                               for s in sorted(self.seats.values(), key=lambda s: s.number)]}
-        directory = self.store.parent
-        tmp = None
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{self.store.name}.", suffix=".tmp")
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(document, f, indent=2)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.store)
-            tmp = None
-            _fsync_directory(directory)
+            write_json(self.store, document, mode=0o600)
             self.unsaved = None
         except OSError as exc:
             self.unsaved = f"the seats cannot be kept in {str(self.store)!r} ({exc.strerror or exc}); " \
                            "after a restart every device must join again"
-        finally:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
-
-
-def _fsync_directory(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _read_store(path: Path, owner: str) -> dict[str, Any] | None:
