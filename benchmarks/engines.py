@@ -1,6 +1,6 @@
 """The clip table of the engines: plain-JSGF reference, pocketsphinx as shipped, Whisper, and the two together.
 
-``python -m benchmarks.engines [--quick] [--reuse-corpus] [--raw FILE]`` decodes every
+``python -m benchmarks engines [--quick] [--reuse-corpus] [--raw FILE]`` decodes every
 corpus clip (``corpus.py``; held-out voices include flite) in every condition once
 per engine, under the whole game grammar (as ``facilitator recognize``):
 
