@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.run import machine
 
     n_cmd = sum(1 for c in clips if c.want)
-    lines = [f"`python -m benchmarks.engines{' --quick' if args.quick else ''}` on {machine()}; "
+    lines = [f"`python -m benchmarks engines{' --quick' if args.quick else ''}` on {machine()}; "
              f"{n_cmd} command clips ({sum(1 for c in clips if c.want and c.held_out)} in held-out voices), "
              f"{sum(1 for c in clips if not c.want)} chatter clips x 4 game grammars; whole game grammar "
              f"(as `facilitator recognize`); decoding took {seconds:.0f} s with a load average of {load} "
