@@ -8,6 +8,7 @@ reconnects by itself (no rescanning) and shows the same game."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -93,10 +94,8 @@ class Service:
         for pump in self.pumps:
             pump.join(timeout=10)
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
+            with contextlib.suppress(OSError):   # stdin of a process that is gone
                 pipe.close()
-            except OSError:
-                pass                      # stdin of a process that is gone
 
 
 @pytest.fixture
