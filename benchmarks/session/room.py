@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.corpus import BABBLE_LINES
 from facilitator.speech.base import SAMPLE_RATE
 
 SPEECH_DBFS = -26.0
@@ -25,16 +26,9 @@ NOISE_BELOW_DB = 35.0
 LEAK_BELOW_DB = 6.0
 LEAK_DELAY_SECONDS = 0.12
 
-#: what the background talkers say (other people's conversations, never commands)
-BACKGROUND_LINES = (
-    "so anyway we went down to the coast last weekend and the weather was lovely",
-    "i told him the meeting was on thursday but he never turned up",
-    "have you tried the new bakery on the corner they do great bread",
-    "my sister is moving house again this is the third time this year",
-    "the train was late so i missed the start of the film",
-    "we really should book the holiday before the prices go up",
-    "she said the garden needs a lot of work before the summer",
-    "i can never remember where i parked the car at the station",
+#: what the background talkers say (other people's conversations, never commands): the
+#: clip benchmark's babble lines and two more
+BACKGROUND_LINES = BABBLE_LINES + (
     "did you see the match on saturday it went to extra time",
     "the kids have got a school trip next week to the museum",
 )
