@@ -116,3 +116,15 @@ def record_table(lines: Sequence[tuple[str, str, float]], opening_seconds: float
     path = tmp / "table.wav"
     write_wav(path, audio)
     return path
+
+
+def script_lines(path: Path) -> list[str]:
+    """A scripted game's lines (``tests/transcripts/GAME.in``): blank lines and ``#`` comments
+    dropped, as ``facilitator play --text`` drops them."""
+    text = path.read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def words(text: str) -> int:
+    """How many words a listener hears in ``text``."""
+    return len(text.split())

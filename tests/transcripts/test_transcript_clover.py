@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli
+from support import read_jsonl, run_cli, script_lines, words
 
 from facilitator.session import Session
 from facilitator.table_data import TableData
@@ -32,21 +32,12 @@ SCORE_WORDS = 12
 BOARD_CHANGE_WORDS = 60
 
 
-def _lines() -> list[str]:
-    return [line for line in SCRIPT.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
-
-
-def words(line: str) -> int:
-    return len(line.split())
-
-
 def _replies(tmp: Path) -> tuple[list[str], list[tuple[str, str, list[str], list[dict]]]]:
     """The opening lines, then (line, intent, public, private) for each scripted line."""
     session, opening = Session.start("clover", players=4, seed=11, options={"extra": 1},
                                      table=TableData(tmp / "data"))
     out = []
-    for line in _lines():
+    for line in script_lines(SCRIPT):
         reply = session.handle(line)
         intent = reply.command.intent if reply.command else ""
         out.append((line, intent, reply.public, reply.private))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import read_jsonl, run_cli
+from support import read_jsonl, run_cli, script_lines, words
 
 from facilitator.games.two_windows import REFEREE
 from facilitator.session import Session
@@ -32,22 +32,13 @@ VERDICT_WORDS = 10
 ROUND_CHANGE_WORDS = 45
 
 
-def _lines() -> list[str]:
-    return [line for line in SCRIPT.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
-
-
-def words(line: str) -> int:
-    return len(line.split())
-
-
 def _replies(tmp: Path) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
     """The opening lines, then (line, intent, public lines) for each scripted line, in-process."""
     session, opening = Session.start("two-windows", players=4, seed=7,
                                      options=REFEREE.parse_options({"packets": "1,8,13,4,17,10"}),
                                      table=TableData(tmp / "data"))
     out = []
-    for line in _lines():
+    for line in script_lines(SCRIPT):
         reply = session.handle(line)
         intent = reply.command.intent if reply.command else ""
         out.append((line, intent, reply.public))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import run_cli
+from support import run_cli, script_lines, words
 
 from facilitator.session import Session
 
@@ -47,18 +47,13 @@ STATUS_WORDS = 15
 QUERY_SENTENCE_WORDS = 20
 
 
-def words(text: str) -> int:
-    return len(text.split())
-
-
 def sentences(line: str) -> list[str]:
     """A line's sentences (a full stop, question or exclamation mark and a space end one)."""
     return [s for s in re.split(r"(?<=[.?!])\s+", line.strip()) if s]
 
 
 def script(game: str) -> list[str]:
-    text = (HERE / f"{game}.in").read_text(encoding="utf-8")
-    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return script_lines(HERE / f"{game}.in")
 
 
 @dataclass
