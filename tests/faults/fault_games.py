@@ -227,3 +227,16 @@ def batches_done_raw(log: Path) -> int:
         return len(read_log(log).batches)
     except (LogError, FileNotFoundError):
         return 0
+
+
+def batch_ranges(raw: bytes) -> list[tuple[int, int]]:
+    """Byte ranges (start, end) of each command's batch in a log's bytes."""
+    out, start, offset = [], 0, 0
+    for line in raw.splitlines(keepends=True):
+        obj = json.loads(line)
+        if obj["seq"] == obj["batch"]:
+            start = offset
+        offset += len(line)
+        if obj["seq"] == obj["batch"] + obj["batch_size"] - 1:
+            out.append((start, offset))
+    return out

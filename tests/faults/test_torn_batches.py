@@ -11,12 +11,11 @@ gives the straight game's log byte for byte.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
-from faults.fault_games import (COMPASS_MACHINE, TWO_WINDOWS, Game, Table, clover_game, lantern_game,
+from faults.fault_games import (batch_ranges, COMPASS_MACHINE, TWO_WINDOWS, Game, Table, clover_game, lantern_game,
                                 straight)
 
 from facilitator.log import read_log
@@ -24,23 +23,10 @@ from facilitator.session import Session
 from facilitator.table_data import TableData
 
 
-def _batches(raw: bytes) -> list[tuple[int, int]]:
-    """Byte ranges of each command's batch in a log."""
-    out, start, offset = [], 0, 0
-    for line in raw.splitlines(keepends=True):
-        obj = json.loads(line)
-        if obj["seq"] == obj["batch"]:
-            start = offset
-        offset += len(line)
-        if obj["seq"] == obj["batch"] + obj["batch_size"] - 1:
-            out.append((start, offset))
-    return out
-
-
 def _tear_everywhere(game: Game, tmp_path: Path) -> int:
     done = straight(game, tmp_path / "straight")
     raw = done.log.read_bytes()
-    batches = _batches(raw)
+    batches = batch_ranges(raw)
     index = max(range(1, len(batches)), key=lambda i: batches[i][1] - batches[i][0])
     start, end = batches[index]
     whole = read_log(done.log)

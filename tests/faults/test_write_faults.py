@@ -10,13 +10,12 @@ every write (the log's, the private file's, the records').
 from __future__ import annotations
 
 import errno
-import json
 import os
 import resource
 from pathlib import Path
 
 import pytest
-from faults.fault_games import (TWO_WINDOWS, Game, Table, batches_done, batches_done_raw, finish, one_line,
+from faults.fault_games import (batch_ranges, TWO_WINDOWS, Game, Table, batches_done, batches_done_raw, finish, one_line,
                                 run, script, start_args, straight)
 
 from facilitator import log as log_module
@@ -26,25 +25,12 @@ from facilitator.session import Session
 from facilitator.table_data import TableData
 
 
-def _batch_middles(raw: bytes) -> list[int]:
-    """A byte offset inside each command's batch."""
-    out, start, offset = [], 0, 0
-    for line in raw.splitlines(keepends=True):
-        obj = json.loads(line)
-        if obj["seq"] == obj["batch"]:
-            start = offset
-        offset += len(line)
-        if obj["seq"] == obj["batch"] + obj["batch_size"] - 1:
-            out.append((start + offset) // 2)
-    return out
-
-
 @pytest.mark.slow
 def test_a_file_size_limit_inside_every_command_stops_cleanly_and_resume_finishes_the_game(
         tmp_path: Path) -> None:
     game = TWO_WINDOWS
     expected = straight(game, tmp_path / "straight").outcome(game)
-    middles = _batch_middles(expected["log"])  # type: ignore[arg-type]
+    middles = [(start + end) // 2 for start, end in batch_ranges(expected["log"])]  # type: ignore[arg-type]
     cases = 0
     middles = middles[::2] + ([middles[-1]] if len(middles) % 2 == 0 else [])
     for n, limit in enumerate(middles):
