@@ -166,6 +166,10 @@ class ListenLoop:
         self.settings = settings or LoopSettings()
         self.state = LoopState.DORMANT if self.gated else LoopState.LISTENING
         self.pending: Command | None = None
+        #: the utterance a pending command was heard in (its echo or question answers it)
+        self.pending_from: Segment | None = None
+        #: while a command is applied: the utterance it was heard in (None: typed)
+        self.applying_from: Segment | None = None
         self.last_said: list[str] = []
         self.discarded: list[Discarded] = []
         self.heard_segments = 0
@@ -189,6 +193,8 @@ class ListenLoop:
         self.held = 0       # implicit echoes with an undo window
         self.undone = 0     # implicit echoes taken back
         self.released = 0   # implicit echoes applied when their window closed
+        self.repeated = 0   # implicit echoes confirmed by the same command said again
+        self.corrected = 0  # implicit echoes replaced by another command of the same kind
         self.trimmed = 0    # utterances kept after trimming the assistant's sound off their front
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
@@ -422,7 +428,7 @@ class ListenLoop:
             return
         if intent in grammar.confirmed and self._acceptable(command):
             self._earcon("understood")
-            self.pending = command
+            self.pending, self.pending_from = command, self.current
             if intent in grammar.always_confirmed or not sure:
                 self.asked += 1
                 self._ask()
@@ -453,7 +459,7 @@ class ListenLoop:
         elif intent in CONTROLS:
             self._control(intent)
         else:
-            self._apply(command)
+            self._apply(command, source=self.current)
 
     def _said_form(self) -> str:
         assert self.pending is not None
@@ -505,19 +511,24 @@ class ListenLoop:
             end = self._speak(reply.public, remember=False) if reply.public else self.now()
             self._deadline = end + self.voice.confirm_timeout_seconds
             return
-        self.pending = None
+        source = self.pending_from
+        self.pending, self.pending_from = None, None
         self._deadline = None
         self.state = LoopState.LISTENING
         if intent == "yes" and pending is not None:
-            self._apply(pending)
+            self._apply(pending, source=source)
         else:
             self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
         self._after_command()
 
     def _hear_during_hold(self, segment: Segment) -> None:
         """While an echoed command waits: no / undo / cancel takes it back, yes applies
-        it now, repeat says the echo again; another command closes the window first
-        (the held command is applied) and is then heard as usual; chatter changes nothing."""
+        it now, repeat says the echo again.  The same command said again confirms it
+        (a player who heard nothing applied yet says it again): it is applied once,
+        now.  Another command of the same kind (another route) is the player's
+        correction: the held one is dropped, never applied, and the new one is taken
+        as usual.  Any other command closes the window first (the held command is
+        applied) and is then heard as usual; chatter changes nothing."""
         hyp = self._decode_with(segment, self.listening_grammar(None))
         woke, rest = self._split_wake(hyp)
         if hyp is None or not rest.strip():
@@ -529,38 +540,62 @@ class ListenLoop:
             if answer.intent == "repeat":
                 self._hold()
                 return
-            pending, self.pending, self._deadline = self.pending, None, None
-            self.state = LoopState.LISTENING
-            if answer.intent == "yes" and pending is not None:
-                self._apply(pending)
-            else:
-                self.undone += 1
-                self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
-            self._after_command()
+            self._end_hold(apply=answer.intent == "yes")
             return
         parsed = self.session.parse(rest, typed=False, narrow=True)
-        if isinstance(parsed, NotRecognized):
+        if isinstance(parsed, NotRecognized) or self.pending is None:
+            return
+        if parsed.canonical.lower() == self.pending.canonical.lower():
+            self.repeated += 1
+            self._earcon("understood")
+            self._end_hold(apply=True)
+            return
+        if parsed.intent == self.pending.intent:
+            if not self._acceptable(parsed):
+                return   # a correction the rules refuse: the held command keeps waiting
+            self.corrected += 1
+            self.pending, self.pending_from, self._deadline = None, None, None
+            self.state = LoopState.LISTENING
+            self._route(parsed, sure=hyp.sure, addressed=woke)
             return
         self._release_hold()
         if self.state is not LoopState.DONE:
             self._route(parsed, sure=hyp.sure, addressed=woke)
 
+    def _end_hold(self, *, apply: bool) -> None:
+        """Close the undo window at once: apply the held command, or take it back."""
+        pending, source = self.pending, self.pending_from
+        self.pending, self.pending_from, self._deadline = None, None, None
+        self.state = LoopState.LISTENING
+        if apply and pending is not None:
+            self._apply(pending, source=source)
+        else:
+            self.undone += 1
+            self._speak([self.session.phrases.say("confirm-cancelled")], remember=False)
+            self._after_command()
+
     def _release_hold(self, at: float | None = None) -> None:
-        pending, self.pending, self._deadline = self.pending, None, None
+        pending, source = self.pending, self.pending_from
+        self.pending, self.pending_from, self._deadline = None, None, None
         self.state = LoopState.LISTENING
         if pending is not None:
             self.released += 1
-            self._apply(pending, at=at)
+            self._apply(pending, at=at, source=source)
 
     def _timeout(self, at: float | None = None) -> None:
-        self.pending = None
+        self.pending, self.pending_from = None, None
         self._deadline = None
         self.state = LoopState.LISTENING
         self._speak([self.session.phrases.say("confirm-timeout")], remember=False, at=at)
         self._after_command()
 
-    def _apply(self, command: Command, at: float | None = None) -> None:
-        reply = self.session.execute(command)
+    def _apply(self, command: Command, at: float | None = None, source: Segment | None = None) -> None:
+        """Apply ``command``, heard in ``source`` (None: typed); ``applying_from`` says so meanwhile."""
+        self.applying_from = source
+        try:
+            reply = self.session.execute(command)
+        finally:
+            self.applying_from = None
         extra: list[str] = []
         if reply.accepted:
             self.failures, self._hinted = 0, False

@@ -93,6 +93,33 @@ def test_another_command_in_the_window_applies_the_held_one_first(tmp_path: Path
     assert speaker.spoken[-1].endswith("candidates remain.") and not speaker.spoken[-1].startswith("24")
 
 
+@pytest.mark.parametrize("again", [SEND, "unsure:" + SEND, "hey referee " + SEND])
+def test_the_same_command_said_again_in_its_window_is_applied_once(tmp_path: Path, again: str) -> None:
+    """A player who hears nothing applied yet says the guess again: that confirms it."""
+    loop, speaker = make(tmp_path)
+    loop.run([said(SEND, 1.0), said(again, 4.5), Tick(9.0), Tick(30.0)])
+    assert logged(tmp_path) == ["guess-scored", "captain-named"]   # one guess, not two
+    assert loop.session.state.guess == 2 and loop.repeated == 1
+    assert speaker.spoken == [ECHO, *SCORED]                        # applied at once, no second echo
+
+
+def test_another_guess_in_the_window_replaces_the_held_one(tmp_path: Path) -> None:
+    """A different route said inside the window is the player's correction: the held guess is
+    dropped unapplied and the new one is echoed in its place."""
+    loop, speaker = make(tmp_path)
+    loop.run([said(SEND, 1.0), said("send west south east north", 4.5), Tick(30.0)])
+    assert speaker.spoken[:2] == [ECHO, "Send west south east north."]
+    scored = [e for e in read_jsonl(tmp_path / "log.jsonl") if e["type"] == "guess-scored"]
+    assert [e["route"] for e in scored] == ["WSEN"] and loop.corrected == 1
+
+
+def test_a_correction_the_rules_refuse_keeps_the_held_guess(tmp_path: Path) -> None:
+    loop, speaker = make(tmp_path)
+    loop.run([said(SEND, 1.0), said("send north north south west", 4.5), Tick(30.0)])
+    scored = [e for e in read_jsonl(tmp_path / "log.jsonl") if e["type"] == "guess-scored"]
+    assert [e["route"] for e in scored] == ["NESW"] and loop.corrected == 0
+
+
 def test_chatter_in_the_window_changes_nothing(tmp_path: Path) -> None:
     loop, speaker = make(tmp_path)
     loop.run([said(SEND, 1.0), said("raw:ha ha what a guess", 4.5), said("", 5.8)])
