@@ -12,7 +12,6 @@ import hashlib
 from collections.abc import Iterable
 
 from ..command import RuntimeLists
-
 from ..grammar import Grammar
 from .base import RecognitionGrammar
 

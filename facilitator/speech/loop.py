@@ -34,12 +34,11 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import IO, Protocol
+from typing import Protocol
 
-from ..errors import FacilitatorError, IllegalCommandError
 from ..command import Command, NotRecognized, RuntimeLists
+from ..errors import FacilitatorError, IllegalCommandError
 from ..session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
-from .grammar_build import split_wake, with_wake_prefix
 from .base import (
     AudioSource,
     Frame,
@@ -50,6 +49,16 @@ from .base import (
     Speaker,
     VoiceSettings,
 )
+from .captions import Captions, NoCaptions, StreamCaptions
+from .grammar_build import split_wake
+from .half_duplex import admit
+from .loop_grammars import GrammarBuilder, LoopGrammars
+from .loop_settings import LoopSettings
+from .policy import Hearing, HoldTake, Take, addressed, during_hold, take
+from .voice_controls import step
+
+__all__ = ["CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "LoopSettings", "LoopState",
+           "StreamCaptions", "Tick"]
 
 #: the answers to "... Is that right?"
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
@@ -60,7 +69,6 @@ HOLD_ANSWERS = frozenset({"yes", "no", "cancel", "repeat"})
 #: answers aloud without changing the game (with CONTROLS and the game's queries)
 ASIDES = frozenset({"repeat", "help", "go on", "status", "read rules"})
 PAUSED_INTENTS = frozenset({"start listening"})
-WAKE_LIST = "wake"
 
 
 class LoopState(str, Enum):
@@ -71,33 +79,6 @@ class LoopState(str, Enum):
     SPEAKING = "speaking"
     PAUSED = "paused"
     DONE = "done"
-
-
-@dataclass(frozen=True)
-class LoopSettings:
-    """How the loop gates and paces the table (times in seconds)."""
-
-    wake_phrase: bool = False
-    push_to_talk: bool = False
-    #: after the wake phrase or a key press, a command must start within this window
-    armed_window_seconds: float = 6.0
-    #: a command may start this long before the key press (people press while talking)
-    press_slack_seconds: float = 0.5
-    #: earcons count as assistant sound for half duplex
-    earcon_seconds: float = 0.3
-    #: a "louder" or "softer" step, in decibels (3 dB is clearly audible)
-    volume_step_db: float = 3.0
-    min_volume: float = 0.1    # -20 dB
-    max_volume: float = 1.0    # the loudest the voice goes without clipping
-    #: the undo window after an implicit echo ("Send north east south west.")
-    implicit_window_seconds: float = 3.0
-    #: the least of an utterance kept after trimming the assistant's own sound off its front
-    min_trimmed_seconds: float = 0.25
-    #: failures in a row before the referee offers the right form (once)
-    hint_after_failures: int = 2
-    rate_step_wpm: int = 25
-    min_rate_wpm: int = 90
-    max_rate_wpm: int = 280
 
 
 @dataclass(frozen=True)
@@ -113,42 +94,6 @@ class Discarded:
     reason: str  # "half-duplex", "not-armed", "paused"
 
 
-class Captions(Protocol):
-    def said(self, text: str) -> None:
-        """A sentence the assistant speaks."""
-        ...
-
-    def heard(self, text: str) -> None:
-        """What the recognizer heard."""
-        ...
-
-
-class StreamCaptions:
-    """Captions on a text stream: sentences as they are, heard words after ``> ``."""
-
-    def __init__(self, out: IO[str], show_heard: bool = True) -> None:
-        self.out = out
-        self.show_heard = show_heard
-
-    def said(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def heard(self, text: str) -> None:
-        if self.show_heard:
-            self.out.write(f"> {text}\n")
-            self.out.flush()
-
-
-GrammarBuilder = Callable[..., RecognitionGrammar]
-
-
-def _default_builder() -> GrammarBuilder:
-    from .grammar_build import recognition_grammar
-
-    return recognition_grammar
-
-
 class ListenLoop:
     """One table's listen loop around a ``Session``."""
 
@@ -162,7 +107,7 @@ class ListenLoop:
         self.recognizer = recognizer
         self.speaker = speaker
         self.voice = voice or VoiceSettings()
-        self.captions = captions or _NoCaptions()
+        self.captions = captions or NoCaptions()
         self.settings = settings or LoopSettings()
         self.state = LoopState.DORMANT if self.gated else LoopState.LISTENING
         self.pending: Command | None = None
@@ -174,8 +119,7 @@ class ListenLoop:
         self.discarded: list[Discarded] = []
         self.heard_segments = 0
         self.current: Segment | None = None   # the utterance being heard now
-        self._build = grammar_builder or _default_builder()
-        self._grammars: dict[tuple[object, ...], RecognitionGrammar] = {}
+        self.grammars = LoopGrammars(session, grammar_builder)
         # wall mode: the clock reading at stream time 0 (the source starts with the loop)
         self._wall_origin: float | None = wall_clock() if wall_clock is not None else None
         self._clock = wall_clock
@@ -199,6 +143,11 @@ class ListenLoop:
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
         self._hinted = False
+
+    @property
+    def done(self) -> bool:
+        """The game ended or was quit: nothing more is heard."""
+        return self.state is LoopState.DONE
 
     # -- time --------------------------------------------------------------------
     @property
@@ -316,7 +265,7 @@ class ListenLoop:
         if self.state is LoopState.DONE:
             return
         self.tick(segment.start)  # a timeout due before the utterance began fires first
-        if self.state is LoopState.DONE:
+        if self.done:
             return
         self._stream_now = max(self._stream_now, segment.end)
         self.heard_segments += 1
@@ -375,7 +324,8 @@ class ListenLoop:
             return
         if hyp is not None and hyp.text.strip():
             self.captions.heard(hyp.text)
-        self._understand(rest, hyp, addressed=(woke and hyp is not None and hyp.sure) or armed)
+        self._understand(rest, hyp, addressed=addressed(woke=woke, sure=hyp is not None and hyp.sure,
+                                                        armed=armed))
 
     def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool) -> None:
         """Words heard while listening: chatter is met with silence, commands by how
@@ -396,59 +346,40 @@ class ListenLoop:
             self._failed(reply.public, self._usage_for(text))
             self._rearm()
             return
-        self._route(parsed, sure=hyp.sure, addressed=addressed)
+        self._route(parsed, Hearing(sure=hyp.sure, addressed=addressed, clean=hyp.clean))
 
-    def _route(self, command: Command, *, sure: bool, addressed: bool) -> None:
-        """Decide how a heard command is taken.
-
-        * queries, help, repeat, paging and voice controls change nothing in the game
-          but answer aloud: taken only from a sure hearing or one addressed to the
-          referee (the wake phrase, push-to-talk); otherwise silence (chatter);
-        * ``confirm = "always"`` intents, and confirmed intents heard unsure, are
-          asked "... Is that right?" and applied only on yes;
-        * ``confirm = true`` intents heard sure are echoed and held for a short
-          window in which "no", "undo" or "cancel" takes them back;
-        * commands without a ``confirm`` marking are applied: the rules make them
-          free (Clover's place and turn before commit) or check them (an
-          informant's fact against the report, a clue against the keyword);
-        * from an unsure, unaddressed hearing, a command the referee would refuse
-          now ("yes" with nothing asked, an illegal route) is chatter: silence.
-        """
-        intent = command.intent
+    def _route(self, command: Command, hearing: Hearing) -> None:
+        """Take a heard command as ``policy.take`` says: silence, an answer, a question,
+        an implicit echo, or at once.  Whether the rules accept it now is asked of the
+        pure referee only when the rule needs it."""
         grammar = self.session.grammar
-        trusted = sure or addressed
-        if intent in self._asides():
-            if not trusted:
-                self._chatter()
-                return
-            self._command(command)
-            return
-        if not trusted and self._idle_or_illegal(command):
-            self._chatter()   # "yes" with nothing asked, a route that repeats a direction
-            return
-        if intent in grammar.confirmed and self._acceptable(command):
+        intent = command.intent
+        aside = intent in self._asides()
+        confirm = ("always" if intent in grammar.always_confirmed
+                   else "true" if intent in grammar.confirmed else None)
+        quiet_refusal = getattr(self.session, "acceptable", None) is None
+        needs_check = not aside and (confirm is not None or
+                                     (quiet_refusal and not (hearing.sure or hearing.addressed)))
+        acceptable = self._acceptable(command) if needs_check else True
+        verdict = take(hearing, aside=aside, confirm=confirm, acceptable=acceptable,
+                       quiet_refusal=quiet_refusal)
+        if verdict is Take.CHATTER:
+            self._chatter()   # an aside heard unsure; "yes" with nothing asked; an illegal route
+        elif verdict in (Take.ASK, Take.HOLD):
             self._earcon("understood")
             self.pending, self.pending_from = command, self.current
-            if intent in grammar.always_confirmed or not sure:
+            if verdict is Take.ASK:
                 self.asked += 1
                 self._ask()
             else:
                 self.held += 1
                 self._hold()
-            return
-        self._command(command)
-
-    def _idle_or_illegal(self, command: Command) -> bool:
-        """Whether the referee would refuse ``command`` now (nothing to confirm, a move
-        the rules forbid): from an unsure, unaddressed hearing that is chatter, not a
-        command to refuse aloud and log.  The lobby refuses nothing this way."""
-        if getattr(self.session, "acceptable", None) is not None:
-            return False
-        return not self._acceptable(command)
+        else:
+            self._command(command)
 
     def _asides(self) -> frozenset[str]:
         """What answers aloud without changing the game."""
-        queries = getattr(self.session.referee, "queries", frozenset())
+        queries: frozenset[str] = getattr(self.session.referee, "queries", frozenset())
         return ASIDES | CONTROLS | frozenset(queries)
 
     def _command(self, command: Command) -> None:
@@ -483,7 +414,7 @@ class ListenLoop:
     def question_intents(self) -> frozenset[str]:
         """What can be said while a question is open: the answers, and asides that
         leave it open (repeat, help, paging, the game's queries)."""
-        queries = getattr(self.session.referee, "queries", frozenset())
+        queries: frozenset[str] = getattr(self.session.referee, "queries", frozenset())
         legal = self.session.legal_intents()
         return CONFIRM_INTENTS | QUESTION_ASIDES | (frozenset(queries) & legal)
 
@@ -535,32 +466,42 @@ class ListenLoop:
             return
         self.captions.heard(hyp.text)
         answer = self.session.grammar.parse(rest, intents=HOLD_ANSWERS, typed=False, lists=self._lists())
-        if not isinstance(answer, NotRecognized):
+        if not isinstance(answer, NotRecognized) and self.pending is not None:
             self._earcon("understood")
-            if answer.intent == "repeat":
+            verdict = during_hold(answer=answer.intent, heard=None, heard_intent=None,
+                                  held=self.pending.canonical, held_intent=self.pending.intent,
+                                  acceptable=False)
+            if verdict is HoldTake.ECHO_AGAIN:
                 self._hold()
-                return
-            self._end_hold(apply=answer.intent == "yes")
+            else:
+                self._end_hold(apply=verdict is HoldTake.APPLY_NOW)
             return
         parsed = self.session.parse(rest, typed=False, narrow=True)
-        if isinstance(parsed, NotRecognized) or self.pending is None:
+        command = None if isinstance(parsed, NotRecognized) else parsed
+        pending = self.pending
+        if pending is None:
             return
-        if parsed.canonical.lower() == self.pending.canonical.lower():
+        verdict = during_hold(
+            answer=None, heard=command.canonical if command else None,
+            heard_intent=command.intent if command else None, held=pending.canonical,
+            held_intent=pending.intent,
+            acceptable=command is not None and command.intent == pending.intent and self._acceptable(command))
+        if command is None or verdict is HoldTake.KEEP:
+            return   # chatter, or a correction the rules refuse: the held command keeps waiting
+        hearing = Hearing(sure=hyp.sure, addressed=woke, clean=hyp.clean)
+        if verdict is HoldTake.APPLY_NOW:
             self.repeated += 1
             self._earcon("understood")
             self._end_hold(apply=True)
-            return
-        if parsed.intent == self.pending.intent:
-            if not self._acceptable(parsed):
-                return   # a correction the rules refuse: the held command keeps waiting
+        elif verdict is HoldTake.REPLACE:
             self.corrected += 1
             self.pending, self.pending_from, self._deadline = None, None, None
             self.state = LoopState.LISTENING
-            self._route(parsed, sure=hyp.sure, addressed=woke)
-            return
-        self._release_hold()
-        if self.state is not LoopState.DONE:
-            self._route(parsed, sure=hyp.sure, addressed=woke)
+            self._route(command, hearing)
+        else:
+            self._release_hold()
+            if self.state is not LoopState.DONE:
+                self._route(command, hearing)
 
     def _end_hold(self, *, apply: bool) -> None:
         """Close the undo window at once: apply the held command, or take it back."""
@@ -640,7 +581,7 @@ class ListenLoop:
             return
         if self.state is LoopState.HOLDING:
             self._release_hold()   # a typed line closes the window: the held command first
-            if self.state is LoopState.DONE:
+            if self.done:
                 return
         reply = self.session.handle(text)
         self._speak_reply(reply)
@@ -670,40 +611,15 @@ class ListenLoop:
 
     # -- voice controls ------------------------------------------------------------
     def _control(self, intent: str) -> None:
-        """Volume in steps of ``volume_step_db`` (a linear gain 0.1-1.0: 1.0 is the loudest
-        the voice goes without clipping), rate in steps of ``rate_step_wpm``; at a limit
-        the reply says so and nothing changes."""
-        v, s = self.voice, self.settings
-        key = "voice-" + intent.replace(" ", "-")
-        step = 10 ** (s.volume_step_db / 20)
-        near = 10 ** (0.5 / 20)   # within half a decibel of a limit is the limit
-        if intent == "louder":
-            if v.volume * near >= s.max_volume:
-                key = "voice-loudest"
-            louder = v.volume * step
-            v.volume = s.max_volume if louder * near >= s.max_volume else round(louder, 3)
-        elif intent == "softer":
-            if v.volume <= s.min_volume * near:
-                key = "voice-softest"
-            softer = v.volume / step
-            v.volume = s.min_volume if softer <= s.min_volume * near else round(softer, 3)
-        elif intent == "faster":
-            if v.rate_wpm >= s.max_rate_wpm:
-                key = "voice-fastest"
-            v.rate_wpm = min(s.max_rate_wpm, v.rate_wpm + s.rate_step_wpm)
-        elif intent == "slower":
-            if v.rate_wpm <= s.min_rate_wpm:
-                key = "voice-slowest"
-            v.rate_wpm = max(s.min_rate_wpm, v.rate_wpm - s.rate_step_wpm)
+        """A voice control: volume and rate as ``voice_controls.step`` says; pausing."""
+        self.voice.volume, self.voice.rate_wpm, key = step(intent, self.voice.volume, self.voice.rate_wpm,
+                                                           self.settings)
         if intent == "stop listening":
             self._speak([self.session.phrases.say(key)], remember=False)
             self.state = LoopState.PAUSED
             return
         if intent == "start listening":
             self.state = LoopState.LISTENING
-            self._speak([self.session.phrases.say(key)], remember=False)
-            self._after_command()
-            return
         self._speak([self.session.phrases.say(key)], remember=False)
         self._after_command()
 
@@ -713,43 +629,21 @@ class ListenLoop:
 
     def recognition_grammar(self, intents: Iterable[str] | None) -> RecognitionGrammar:
         """The decoding grammar for ``intents`` (None: what is legal now), cached."""
-        wanted = frozenset(intents) if intents is not None else frozenset(self.session.legal_intents())
-        lists = self._lists()
-        key = (wanted, repr(sorted((n, sorted((v, tuple(p)) for v, p in vals.items()))
-                                   for n, vals in lists.items())))
-        if key not in self._grammars:
-            if len(self._grammars) > 32:
-                self._grammars.clear()
-            self._grammars[key] = self._build(self.session.grammar, intents=sorted(wanted),
-                                              lists=lists or None)
-        return self._grammars[key]
+        return self.grammars.recognition(intents)
 
     def wake_phrases(self) -> tuple[str, ...]:
         """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
-        return tuple(sorted({p for ps in self.session.grammar.lists[WAKE_LIST].spoken.values() for p in ps}))
+        return self.grammars.wake_phrases()
 
     def listening_grammar(self, intents: Iterable[str] | None = None, *,
                           bare_wake: bool = True) -> RecognitionGrammar:
-        """The commands of ``intents`` (None: legal now) with an optional wake phrase
-        before them, so "hey referee send north east south west" is one utterance;
-        ``bare_wake`` also takes the wake phrase on its own.
-
-        The loop builds this from whatever grammar the builder gives: a JSGF whose
-        public rule is ``<command>`` gets the wake phrases as a prefix rule, and the
-        phrase list gets the prefixed phrases.  Under the wake phrase alone the
-        decoder forced "yes please" onto "hey referee"; with the commands beside it,
-        a command said without the wake phrase decodes as that command.
-        """
-        base = self.recognition_grammar(intents)
-        key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
-        if key not in self._grammars:
-            self._grammars[key] = with_wake_prefix(base, self.wake_phrases(), bare_wake=bare_wake)
-        return self._grammars[key]
+        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them."""
+        return self.grammars.listening(intents, bare_wake=bare_wake)
 
     def wake_grammar(self) -> RecognitionGrammar:
         """While dormant: the wake phrase alone or before a command, and the commands
         legal now as competitors (a command without the wake phrase does not wake)."""
-        return self.listening_grammar(None)
+        return self.grammars.listening(None)
 
     def next_grammar(self, *, for_completion: bool = False) -> RecognitionGrammar | None:
         """The grammar the next utterance will be decoded with (None: it will not be
@@ -841,29 +735,11 @@ class ListenLoop:
 
     # -- half duplex ---------------------------------------------------------------
     def _admit(self, segment: Segment) -> tuple[Segment | None, bool]:
-        """Half duplex (invariant 6): the part of ``segment`` heard after the assistant's
-        own sound and the deaf window after it, or None; and whether the utterance
-        went on past that sound (someone spoke, not only the assistant's echo).
-
-        A reply said quickly after a prompt or an earcon starts inside the deaf
-        window; its front is trimmed instead of dropping the whole utterance.  An
-        utterance that began before the assistant started talking is dropped (the
-        table talked over it)."""
-        hits = [(start, until) for start, until in self._speech
-                if segment.start < until and segment.end > start]
-        if not hits:
-            return segment, True
-        until = max(u for _, u in hits)
-        beyond = segment.end > until
-        if any(segment.start < start for start, _ in hits):
-            return None, beyond
-        if segment.end - until < self.settings.min_trimmed_seconds:
-            return None, beyond
-        trimmed = segment.after(until)
-        if any(trimmed.start < u and trimmed.end > s for s, u in self._speech):
-            return None, beyond
-        self.trimmed += 1
-        return trimmed, True
+        """Half duplex (invariant 6), as ``half_duplex.admit`` says."""
+        kept, beyond = admit(segment, self._speech, self.settings.min_trimmed_seconds)
+        if kept is not None and kept is not segment:
+            self.trimmed += 1
+        return kept, beyond
 
     def _speak_reply(self, reply: Reply, remember: bool = True) -> None:
         if reply.public:
@@ -918,11 +794,3 @@ class ListenLoop:
 
 class _Endpointer(Protocol):
     def segments(self, frames: Iterable[Frame]) -> Iterator[Segment]: ...
-
-
-class _NoCaptions:
-    def said(self, text: str) -> None:
-        pass
-
-    def heard(self, text: str) -> None:
-        pass

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..command import Command
 from ..errors import ModelError, OptionsError
 from ..games import find_game
-from ..command import Command
 from ..grammar import load_grammar
 from .audio import read_wav
 from .base import RecognitionGrammar, Recognizer

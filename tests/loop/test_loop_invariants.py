@@ -4,7 +4,8 @@
   the deaf window) ends is ever decoded.
 * Confirmation: every guess or bearing check in the log was applied either on a
   "yes" heard while that command waited, or, heard sure, when its undo window
-  closed with nothing taking it back; an unsure hearing is never held, only asked.
+  closed with nothing taking it back or when the same command was said again
+  inside that window (applied once); an unsure hearing is never held, only asked.
 """
 
 from __future__ import annotations
@@ -84,5 +85,6 @@ def test_half_duplex_and_confirmation_hold_for_any_table(tmp_path_factory, scrip
         loop.session.log.close()
     assert recognizer.early == []
     applied = [e for e in read_jsonl(tmp / "log.jsonl") if e["type"] in ("guess-scored", "bearing-checked")]
-    assert len(applied) == recognizer.yes_while_confirming + recognizer.yes_while_holding + loop.released
+    assert len(applied) == (recognizer.yes_while_confirming + recognizer.yes_while_holding + loop.released
+                            + loop.repeated)
     assert loop.held <= recognizer.sure_consequential

@@ -1,0 +1,32 @@
+"""The listen loop's settings (times in seconds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """How the loop gates and paces the table (times in seconds)."""
+
+    wake_phrase: bool = False
+    push_to_talk: bool = False
+    #: after the wake phrase or a key press, a command must start within this window
+    armed_window_seconds: float = 6.0
+    #: a command may start this long before the key press (people press while talking)
+    press_slack_seconds: float = 0.5
+    #: earcons count as assistant sound for half duplex
+    earcon_seconds: float = 0.3
+    #: a "louder" or "softer" step, in decibels (3 dB is clearly audible)
+    volume_step_db: float = 3.0
+    min_volume: float = 0.1    # -20 dB
+    max_volume: float = 1.0    # the loudest the voice goes without clipping
+    #: the undo window after an implicit echo ("Send north east south west.")
+    implicit_window_seconds: float = 3.0
+    #: the least of an utterance kept after trimming the assistant's own sound off its front
+    min_trimmed_seconds: float = 0.25
+    #: failures in a row before the referee offers the right form (once)
+    hint_after_failures: int = 2
+    rate_step_wpm: int = 25
+    min_rate_wpm: int = 90
+    max_rate_wpm: int = 280

@@ -1,0 +1,134 @@
+"""What a hearing means to the table: the listen loop's acceptance rules, as pure functions.
+
+The loop (``loop.py``) gathers the facts about one utterance — what the
+recognizer heard and how sure it was, whether the table addressed the referee,
+how the grammar marks the command, whether the rules would accept it now — and
+these functions say what to do with it.  They do no I/O and hold no state, so
+the listen loop, the session benchmark and the clip benchmark apply one rule
+(the shape of ``hybrid.decide``).
+
+Listening (``take``)::
+
+    aside (query, help, repeat, paging, voice control)
+        trusted hearing          -> ANSWER   (said now, logged never)
+        otherwise                -> CHATTER  (silence)
+    unsure, unaddressed, and the rules would refuse it now -> CHATTER
+    confirmed intent the rules accept now
+        confirm = "always", or heard unsure -> ASK   ("... Is that right?")
+        confirm = true, heard sure          -> HOLD  (implicit echo, undo window)
+    anything else                           -> APPLY (free or checked commands; a refusal is said)
+
+A hearing is *trusted* for an aside when the recognizer is sure, the table
+addressed the referee (wake phrase, push-to-talk, an open question), or — in the
+light mode, where pocketsphinx alone is never sure — the hearing is *clean*:
+its words explain the voice that stands above the room's floor (see
+``pocketsphinx_engine``).  An aside changes nothing in the game, so a clean
+hearing is enough; consequential commands still need ``sure`` to skip the question.
+
+While an implicit echo's undo window is open (``during_hold``)::
+
+    yes                                   -> APPLY_NOW
+    no / cancel / undo that               -> UNDO
+    repeat                                -> ECHO_AGAIN
+    the held command said again           -> APPLY_NOW  (applied once, never twice)
+    another command of the same intent    -> REPLACE    (the player's correction), if the
+                                             rules accept it; else KEEP
+    any other command                     -> RELEASE    (the held one is applied, then the
+                                             new one is heard as usual)
+    nothing understood (chatter)          -> KEEP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Take(str, Enum):
+    """What the loop does with a command heard while listening."""
+
+    CHATTER = "chatter"   # silence: nothing said, nothing logged
+    ANSWER = "answer"     # an aside answered now
+    ASK = "ask"           # asked "... Is that right?", applied only on yes
+    HOLD = "hold"         # echoed, applied when the undo window closes
+    APPLY = "apply"       # applied (or refused aloud by the rules) now
+
+
+class HoldTake(str, Enum):
+    """What an utterance does to an implicitly echoed command waiting out its window."""
+
+    KEEP = "keep"
+    APPLY_NOW = "apply-now"
+    UNDO = "undo"
+    ECHO_AGAIN = "echo-again"
+    REPLACE = "replace"
+    RELEASE = "release"
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """How one utterance was heard.
+
+    ``sure``: the recognizer's verdict that the words are what was said;
+    ``addressed``: the table spoke to the referee (wake phrase, push-to-talk);
+    ``clean``: the words explain all of the voice above the room's floor (the
+    light mode's signal, weaker than ``sure``).
+    """
+
+    sure: bool = False
+    addressed: bool = False
+    clean: bool = False
+
+
+def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
+    """Whether an utterance was addressed to the referee.
+
+    Armed (after the wake phrase said on its own, or push-to-talk) always
+    counts; the wake phrase *in the same breath* counts only from a sure
+    hearing: under pocketsphinx, "pass the crisps please" was decoded as "hello
+    facilitator what is the score"."""
+    return armed or (woke and sure)
+
+
+def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool,
+         quiet_refusal: bool = True) -> Take:
+    """The rule of the module docstring for one command.
+
+    ``confirm``: the grammar's marking (None: not marked, ``"true"``: undoable,
+    ``"always"``: asked every time); ``acceptable``: whether the rules would
+    accept the command now (an illegal one is refused at once, never echoed);
+    ``quiet_refusal``: an unsure, unaddressed command the rules would refuse is
+    chatter (the lobby refuses nothing this way)."""
+    if aside:
+        return Take.ANSWER if hearing.sure or hearing.addressed or hearing.clean else Take.CHATTER
+    trusted = hearing.sure or hearing.addressed
+    if not trusted and quiet_refusal and not acceptable:
+        return Take.CHATTER
+    if confirm is not None and acceptable:
+        if confirm == "always" or not hearing.sure:
+            return Take.ASK
+        return Take.HOLD
+    return Take.APPLY
+
+
+def during_hold(*, answer: str | None, heard: str | None, heard_intent: str | None,
+                held: str, held_intent: str, acceptable: bool) -> HoldTake:
+    """The rule of the module docstring for an utterance heard inside an undo window.
+
+    ``answer``: the utterance as an answer (yes, no, cancel, repeat), if it is
+    one; ``heard``/``heard_intent``: the utterance as a command legal now
+    (canonical form), if it is one; ``held``/``held_intent``: the command
+    waiting; ``acceptable``: whether the rules would accept ``heard`` now."""
+    if answer == "yes":
+        return HoldTake.APPLY_NOW
+    if answer in ("no", "cancel"):
+        return HoldTake.UNDO
+    if answer == "repeat":
+        return HoldTake.ECHO_AGAIN
+    if heard is None:
+        return HoldTake.KEEP
+    if heard.lower() == held.lower():
+        return HoldTake.APPLY_NOW
+    if heard_intent == held_intent:
+        return HoldTake.REPLACE if acceptable else HoldTake.KEEP
+    return HoldTake.RELEASE

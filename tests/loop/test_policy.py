@@ -1,0 +1,79 @@
+"""The acceptance rules as pure functions (``facilitator.speech.policy``): one rule for play
+and the benchmarks.  Each case is a rule of docs/voice-loop.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from facilitator.speech.policy import Hearing, HoldTake, Take, addressed, during_hold, take
+
+SURE, UNSURE = Hearing(sure=True), Hearing()
+ADDRESSED, CLEAN = Hearing(addressed=True), Hearing(clean=True)
+
+
+@pytest.mark.parametrize(("hearing", "expected"), [
+    (SURE, Take.ANSWER), (ADDRESSED, Take.ANSWER), (CLEAN, Take.ANSWER), (UNSURE, Take.CHATTER)])
+def test_an_aside_is_answered_only_from_a_trusted_or_clean_hearing(hearing: Hearing, expected: Take) -> None:
+    assert take(hearing, aside=True, confirm=None, acceptable=True) is expected
+
+
+@pytest.mark.parametrize(("hearing", "confirm", "expected"), [
+    (SURE, "true", Take.HOLD),            # sure and undoable: the implicit echo
+    (UNSURE, "true", Take.ASK),           # unsure: asked
+    (CLEAN, "true", Take.ASK),            # clean is not sure: a consequential command is still asked
+    (ADDRESSED, "true", Take.ASK),        # addressed but unsure: asked
+    (SURE, "always", Take.ASK),           # cannot be taken back: asked however it was heard
+    (SURE, None, Take.APPLY),             # free or checked by the rules (Clover place, a fact)
+    (UNSURE, None, Take.APPLY),
+])
+def test_how_a_command_the_rules_accept_is_taken(hearing: Hearing, confirm: str | None, expected: Take) -> None:
+    assert take(hearing, aside=False, confirm=confirm, acceptable=True) is expected
+
+
+def test_a_command_the_rules_refuse_is_chatter_unless_trusted() -> None:
+    assert take(UNSURE, aside=False, confirm="true", acceptable=False) is Take.CHATTER
+    assert take(CLEAN, aside=False, confirm="true", acceptable=False) is Take.CHATTER
+    # trusted: refused aloud by the referee (applied, which logs command-rejected), never echoed
+    assert take(SURE, aside=False, confirm="true", acceptable=False) is Take.APPLY
+    assert take(ADDRESSED, aside=False, confirm="always", acceptable=False) is Take.APPLY
+    # the lobby refuses nothing quietly
+    assert take(UNSURE, aside=False, confirm=None, acceptable=False, quiet_refusal=False) is Take.APPLY
+
+
+def test_the_wake_phrase_in_one_breath_addresses_only_from_a_sure_hearing() -> None:
+    assert addressed(woke=True, sure=True, armed=False)
+    assert not addressed(woke=True, sure=False, armed=False)
+    assert addressed(woke=False, sure=False, armed=True)
+    assert not addressed(woke=False, sure=True, armed=False)
+
+
+HELD = {"held": "send NESW", "held_intent": "send"}
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("yes", HoldTake.APPLY_NOW), ("no", HoldTake.UNDO), ("cancel", HoldTake.UNDO),
+    ("repeat", HoldTake.ECHO_AGAIN)])
+def test_answers_inside_the_undo_window(answer: str, expected: HoldTake) -> None:
+    assert during_hold(answer=answer, heard=None, heard_intent=None, acceptable=False, **HELD) is expected
+
+
+def test_the_held_command_said_again_applies_it_once() -> None:
+    assert during_hold(answer=None, heard="SEND nesw", heard_intent="send", acceptable=False,
+                       **HELD) is HoldTake.APPLY_NOW
+
+
+def test_another_command_of_the_same_intent_is_a_correction() -> None:
+    assert during_hold(answer=None, heard="send WSEN", heard_intent="send", acceptable=True,
+                       **HELD) is HoldTake.REPLACE
+    # a correction the rules refuse: the held command keeps waiting
+    assert during_hold(answer=None, heard="send NNSW", heard_intent="send", acceptable=False,
+                       **HELD) is HoldTake.KEEP
+
+
+def test_another_kind_of_command_releases_the_held_one_first() -> None:
+    assert during_hold(answer=None, heard="candidates", heard_intent="candidates", acceptable=True,
+                       **HELD) is HoldTake.RELEASE
+
+
+def test_chatter_inside_the_window_keeps_it() -> None:
+    assert during_hold(answer=None, heard=None, heard_intent=None, acceptable=False, **HELD) is HoldTake.KEEP
