@@ -15,6 +15,11 @@ if len(sys.argv) > 1 and sys.argv[1] == "engines":
 
     raise SystemExit(engines_main(sys.argv[2:]))
 
+if len(sys.argv) > 1 and sys.argv[1] == "rejection":
+    from benchmarks.rejection import main as rejection_main
+
+    raise SystemExit(rejection_main(sys.argv[2:]))
+
 from benchmarks.run import main
 
 raise SystemExit(main())

@@ -92,3 +92,72 @@ def test_in_steady_noise_the_rejection_check_costs_no_command() -> None:
             kept += 1
             survived += checked.decode(pcm, whole) is not None
     assert kept >= 6 and survived == kept
+
+
+class _Seg:
+    """A decoded segment as pocketsphinx gives it (word, first and last 10 ms frame)."""
+
+    def __init__(self, word: str, start_frame: int, end_frame: int) -> None:
+        self.word, self.start_frame, self.end_frame = word, start_frame, end_frame
+
+
+def test_a_words_decay_is_not_unexplained_voice_but_a_new_rise_is() -> None:
+    from facilitator.speech.pocketsphinx_engine import unexplained_frames
+
+    # a word over frames 0-9, then silence 10-29: a falling tail (reverb), then a rise (more talk)
+    level = [60.0] * 10 + [58.0 - 2 * k for k in range(10)] + [60.0] * 10
+    voiced = [True] * 30
+    segments = [_Seg("status", 0, 9), _Seg("<sil>", 10, 29)]
+    share, seconds = unexplained_frames(segments, voiced, level)
+    assert seconds == pytest.approx(0.10) and share == pytest.approx(10 / 30)   # only the rise counts
+    # the same voice before the first word always counts: nothing decays into it
+    leading = [_Seg("<sil>", 0, 9), _Seg("status", 10, 29)]
+    assert unexplained_frames(leading, voiced, [60.0] * 30)[1] == pytest.approx(0.10)
+
+
+def test_a_decay_lasts_at_most_the_limit() -> None:
+    from facilitator.speech.pocketsphinx_engine import MAX_DECAY_SECONDS, unexplained_frames
+
+    level = [60.0] * 10 + [59.0 - 0.1 * k for k in range(90)]   # a slow fall for 0.9 s
+    _, seconds = unexplained_frames([_Seg("yes", 0, 9), _Seg("<sil>", 10, 99)], [True] * 100, level)
+    assert seconds == pytest.approx(0.9 - MAX_DECAY_SECONDS)
+
+
+@pytest.mark.slow
+def test_in_a_reverberant_room_a_word_s_tail_costs_no_command(tmp_path: Path) -> None:
+    """A command said in a room with a 0.5 s reverb and quiet steady noise, cut by the product's
+    endpointer: its reverb tail lies after the last word, decoded as silence, and must not
+    refuse the hearing (before, counting it refused a quarter of the correct hearings)."""
+    import numpy as np
+
+    from benchmarks.rejection import cut, stream
+    from benchmarks.session import room
+    from facilitator.speech.pocketsphinx_engine import (
+        frame_levels,
+        unexplained_frames,
+        voiced_frames,
+    )
+
+    grammar = load_grammar("compass-code")
+    whole = recognition_grammar(grammar)
+    checked, plain = PocketsphinxRecognizer(), PocketsphinxRecognizer(max_unexplained=None)
+    ir = room.impulse_response(rt60=0.5, seed=3)
+    heard = kept = refused_before = 0
+    names = ("status", "how_many_candidates", "yes", "repeat", "stop_listening", "cancel",
+             "is_west_in_position_three", "send_north_east_south_west", "louder", "softer", "help", "no",
+             "read_the_candidates", "restart_the_leg", "new_game", "start_listening")
+    for k, name in enumerate(names):
+        dry = np.frombuffer(read_wav(AUDIO / "compass-code" / f"{name}.wav"), dtype="<i2").astype(float)
+        segment, _ = cut(stream(dry, ir, None, k, None), 2.0)
+        assert segment is not None
+        got = plain.decode(segment.pcm, whole)
+        if got is None or got.text.replace(" ", "_") != name:
+            continue
+        heard += 1
+        kept += checked.decode(segment.pcm, whole) is not None
+        # the rule before: every voiced frame under silence counts, the tail too
+        share, seconds = unexplained_frames(plain.last["segments"], voiced_frames(segment.pcm),
+                                            frame_levels(segment.pcm), rise_db=0.0, max_decay_seconds=0.0)
+        refused_before += share > checked.max_unexplained and seconds >= checked.min_unexplained_seconds
+    assert heard >= len(names) // 2 and kept == heard
+    assert refused_before >= 1   # the room is one where the old rule lost correct hearings
