@@ -58,16 +58,11 @@ class Hypothesis:
 
     ``sure`` is the recognizer's own verdict that the words are what was said (its
     checks passed with margin); the loop confirms an unsure hearing explicitly.
-    ``clean`` is weaker: nothing in the utterance was left unexplained (see
-    ``policy.Hearing``).
     """
 
     text: str
     score: float | None = None
     sure: bool = False
-    #: the words explain all of the voice that stands above the room's floor (the
-    #: light mode's signal for harmless asides; weaker than ``sure``)
-    clean: bool = False
 
 
 @dataclass(frozen=True)

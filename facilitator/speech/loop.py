@@ -143,6 +143,7 @@ class ListenLoop:
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
         self._hinted = False
+        self._unanswered: tuple[str, float] | None = None   # an aside met with silence, and when
 
     @property
     def done(self) -> bool:
@@ -346,7 +347,7 @@ class ListenLoop:
             self._failed(reply.public, self._usage_for(text))
             self._rearm()
             return
-        self._route(parsed, Hearing(sure=hyp.sure, addressed=addressed, clean=hyp.clean))
+        self._route(parsed, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(parsed)))
 
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
@@ -364,8 +365,12 @@ class ListenLoop:
         verdict = take(hearing, aside=aside, confirm=confirm, acceptable=acceptable,
                        quiet_refusal=quiet_refusal)
         if verdict is Take.CHATTER:
+            if aside:   # remembered: said again soon, it is answered (``policy.Hearing.repeated``)
+                self._unanswered = (command.canonical.lower(), self.now())
             self._chatter()   # an aside heard unsure; "yes" with nothing asked; an illegal route
-        elif verdict in (Take.ASK, Take.HOLD):
+            return
+        self._unanswered = None
+        if verdict in (Take.ASK, Take.HOLD):
             self._earcon("understood")
             self.pending, self.pending_from = command, self.current
             if verdict is Take.ASK:
@@ -376,6 +381,14 @@ class ListenLoop:
                 self._hold()
         else:
             self._command(command)
+
+    def _repeated(self, command: Command) -> bool:
+        """Whether ``command`` is an aside said again soon after it met silence."""
+        if self._unanswered is None:
+            return False
+        canonical, at = self._unanswered
+        return (canonical == command.canonical.lower()
+                and self.now() - at <= self.settings.repeat_window_seconds)
 
     def _asides(self) -> frozenset[str]:
         """What answers aloud without changing the game."""
@@ -488,7 +501,7 @@ class ListenLoop:
             acceptable=command is not None and command.intent == pending.intent and self._acceptable(command))
         if command is None or verdict is HoldTake.KEEP:
             return   # chatter, or a correction the rules refuse: the held command keeps waiting
-        hearing = Hearing(sure=hyp.sure, addressed=woke, clean=hyp.clean)
+        hearing = Hearing(sure=hyp.sure, addressed=woke, repeated=self._repeated(command))
         if verdict is HoldTake.APPLY_NOW:
             self.repeated += 1
             self._earcon("understood")

@@ -25,6 +25,9 @@ class LoopSettings:
     implicit_window_seconds: float = 3.0
     #: the least of an utterance kept after trimming the assistant's own sound off its front
     min_trimmed_seconds: float = 0.25
+    #: an aside heard unsure and met with silence, heard unsure again within this
+    #: window, is answered (a player who got no answer says it again)
+    repeat_window_seconds: float = 15.0
     #: failures in a row before the referee offers the right form (once)
     hint_after_failures: int = 2
     rate_step_wpm: int = 25

@@ -19,11 +19,13 @@ Listening (``take``)::
     anything else                           -> APPLY (free or checked commands; a refusal is said)
 
 A hearing is *trusted* for an aside when the recognizer is sure, the table
-addressed the referee (wake phrase, push-to-talk, an open question), or — in the
-light mode, where pocketsphinx alone is never sure — the hearing is *clean*:
-its words explain the voice that stands above the room's floor (see
-``pocketsphinx_engine``).  An aside changes nothing in the game, so a clean
-hearing is enough; consequential commands still need ``sure`` to skip the question.
+addressed the referee (wake phrase, push-to-talk), or the same aside was heard
+unsure just before and met with silence (*repeated*): a player who got no answer
+says it again, and chatter seldom decodes to the same query twice in a row.  In
+the light mode, where pocketsphinx alone is never sure, that is how a question
+said without the wake phrase is answered (on the second try).  An aside changes
+nothing in the game, so that is enough; consequential commands still need
+``sure`` to skip the question.
 
 While an implicit echo's undo window is open (``during_hold``)::
 
@@ -71,13 +73,13 @@ class Hearing:
 
     ``sure``: the recognizer's verdict that the words are what was said;
     ``addressed``: the table spoke to the referee (wake phrase, push-to-talk);
-    ``clean``: the words explain all of the voice above the room's floor (the
-    light mode's signal, weaker than ``sure``).
+    ``repeated``: the same command was heard unsure just before and met with
+    silence (weaker than ``sure``: it trusts an aside, never a consequential command).
     """
 
     sure: bool = False
     addressed: bool = False
-    clean: bool = False
+    repeated: bool = False
 
 
 def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
@@ -100,7 +102,7 @@ def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool
     ``quiet_refusal``: an unsure, unaddressed command the rules would refuse is
     chatter (the lobby refuses nothing this way)."""
     if aside:
-        return Take.ANSWER if hearing.sure or hearing.addressed or hearing.clean else Take.CHATTER
+        return Take.ANSWER if hearing.sure or hearing.addressed or hearing.repeated else Take.CHATTER
     trusted = hearing.sure or hearing.addressed
     if not trusted and quiet_refusal and not acceptable:
         return Take.CHATTER

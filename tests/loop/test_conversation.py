@@ -243,6 +243,29 @@ def test_chatter_at_an_always_listening_table_is_met_with_silence(tmp_path: Path
     assert logged(tmp_path) == [] and loop.chatter == 7
 
 
+def test_an_unsure_query_said_again_is_answered(tmp_path: Path) -> None:
+    """A player who got silence says the question again: the second unsure hearing of the same
+    query, soon after, is answered (the light mode's way to answer without the wake phrase)."""
+    loop, speaker = make(tmp_path)
+    loop.run([said("unsure:status", 1.0), said("unsure:status", 5.0), Tick(30.0)])
+    assert speaker.spoken and speaker.spoken[0].startswith("Leg 1 of 3")
+    assert loop.chatter == 1
+
+
+@pytest.mark.parametrize("second", [("unsure:how many candidates", 5.0), ("unsure:status", 30.0)])
+def test_another_query_or_the_same_one_much_later_is_still_chatter(tmp_path: Path,
+                                                                   second: tuple[str, float]) -> None:
+    loop, speaker = make(tmp_path)
+    loop.run([said("unsure:status", 1.0), said(*second), Tick(60.0)])
+    assert speaker.spoken == [] and loop.chatter == 2
+
+
+def test_an_unsure_guess_said_twice_is_still_asked(tmp_path: Path) -> None:
+    loop, speaker = make(tmp_path)
+    loop.hear(said("unsure:" + SEND, 1.0))
+    assert speaker.spoken == [ASK]
+
+
 def test_an_unsure_game_command_never_reaches_the_referee_without_yes(tmp_path: Path) -> None:
     loop, speaker = make(tmp_path)
     loop.run([said("unsure:" + SEND, 1.0), said("raw:no I was talking to Sam", 5.0)])

@@ -8,19 +8,19 @@ import pytest
 from facilitator.speech.policy import Hearing, HoldTake, Take, addressed, during_hold, take
 
 SURE, UNSURE = Hearing(sure=True), Hearing()
-ADDRESSED, CLEAN = Hearing(addressed=True), Hearing(clean=True)
+ADDRESSED, REPEATED = Hearing(addressed=True), Hearing(repeated=True)
 
 
 @pytest.mark.parametrize(("hearing", "expected"), [
-    (SURE, Take.ANSWER), (ADDRESSED, Take.ANSWER), (CLEAN, Take.ANSWER), (UNSURE, Take.CHATTER)])
-def test_an_aside_is_answered_only_from_a_trusted_or_clean_hearing(hearing: Hearing, expected: Take) -> None:
+    (SURE, Take.ANSWER), (ADDRESSED, Take.ANSWER), (REPEATED, Take.ANSWER), (UNSURE, Take.CHATTER)])
+def test_an_aside_is_answered_only_from_a_trusted_or_repeated_hearing(hearing: Hearing, expected: Take) -> None:
     assert take(hearing, aside=True, confirm=None, acceptable=True) is expected
 
 
 @pytest.mark.parametrize(("hearing", "confirm", "expected"), [
     (SURE, "true", Take.HOLD),            # sure and undoable: the implicit echo
     (UNSURE, "true", Take.ASK),           # unsure: asked
-    (CLEAN, "true", Take.ASK),            # clean is not sure: a consequential command is still asked
+    (REPEATED, "true", Take.ASK),            # said again is not sure: a consequential command is still asked
     (ADDRESSED, "true", Take.ASK),        # addressed but unsure: asked
     (SURE, "always", Take.ASK),           # cannot be taken back: asked however it was heard
     (SURE, None, Take.APPLY),             # free or checked by the rules (Clover place, a fact)
@@ -32,7 +32,7 @@ def test_how_a_command_the_rules_accept_is_taken(hearing: Hearing, confirm: str 
 
 def test_a_command_the_rules_refuse_is_chatter_unless_trusted() -> None:
     assert take(UNSURE, aside=False, confirm="true", acceptable=False) is Take.CHATTER
-    assert take(CLEAN, aside=False, confirm="true", acceptable=False) is Take.CHATTER
+    assert take(REPEATED, aside=False, confirm="true", acceptable=False) is Take.CHATTER
     # trusted: refused aloud by the referee (applied, which logs command-rejected), never echoed
     assert take(SURE, aside=False, confirm="true", acceptable=False) is Take.APPLY
     assert take(ADDRESSED, aside=False, confirm="always", acceptable=False) is Take.APPLY
