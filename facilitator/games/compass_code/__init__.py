@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ...content import register_check
 from . import deck
-from .referee import CompassCode, State
+from .referee import CompassCode
 from .rules import ALL_ROUTES, POSSIBLE, Clue, Direction, Feedback, candidates, feedback, marks
+from .state import State
 
 REFEREE = CompassCode()
 

@@ -9,14 +9,10 @@ keeps the rest for "more".
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...events import Event
 from ...phrases import Phrasebook
 from .rules import marks
-
-if TYPE_CHECKING:
-    from .referee import State
+from .state import State
 
 #: candidate routes read per sentence (four routes are sixteen direction words)
 CHUNK = 4

@@ -23,77 +23,22 @@ Events (audience in brackets):
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
+from ...command import Command
 from ...errors import IllegalCommandError, OptionsError
 from ...events import Audience, Event
-from ...command import Command
 from ...phrases import Phrasebook
 from .. import Referee
 from . import announce
 from .deck import RouteDeck, load_deck
 from .rules import POSSIBLE, Clue, candidates, feedback, marks, route_problem
+from .state import KEEPERS, LEGS, MODES, Scored, State, next_seat
 
-LEGS = 3
-MODES = {"standard": (4, True), "gentle": (5, True), "tight": (4, False)}
-KEEPERS = ("machine", "human")
-
-
-@dataclass(frozen=True)
-class Scored:
-    route: str
-    anchors: int
-    clockwise: int
-    corrected: bool
-
-
-@dataclass(frozen=True)
-class State:
-    players: int
-    names: tuple[str, ...]
-    mode: str = "standard"
-    keeper_kind: str = "machine"
-    fixed_routes: tuple[str, ...] = ()
-    leg: int = 0
-    route: str | None = None
-    card: int = 0
-    keeper: int | None = None
-    captain: int = 0
-    guess: int = 1
-    scored: tuple[Scored, ...] = ()
-    check: Clue | None = None
-    pending: str | None = None
-    flagged: bool = False
-    results: tuple[bool, ...] = ()
-    over: bool = False
-
-    @property
-    def max_guesses(self) -> int:
-        return MODES[self.mode][0]
-
-    @property
-    def has_check(self) -> bool:
-        return MODES[self.mode][1]
-
-    @property
-    def human(self) -> bool:
-        return self.keeper_kind == "human"
-
-    def clues(self) -> list[Clue]:
-        out = [Clue(route=s.route, anchors=s.anchors, clockwise=s.clockwise) for s in self.scored]
-        return out + ([self.check] if self.check else [])
-
-    def name(self, seat: int | None) -> str:
-        return self.names[seat - 1] if seat else ""
-
-
-def next_seat(seat: int, players: int, skip: int | None = None) -> int:
-    """The first seat clockwise from ``seat``, skipping ``skip`` (the keeper)."""
-    nxt = seat % players + 1
-    if nxt == skip:
-        nxt = nxt % players + 1
-    return nxt
+#: what the game's screen and the package read from here (the state lives in ``state.py``)
+__all__ = ["KEEPERS", "LEGS", "MODES", "CompassCode", "Scored", "State", "next_seat"]
 
 
 class CompassCode(Referee[State]):
@@ -118,7 +63,7 @@ class CompassCode(Referee[State]):
     def _words(self, letters: str, join: bool = False) -> str:
         """Directions as the grammar's words, for a refusal's sentence ("north east")."""
         if self._phrases is None:
-            from ...grammar import load_grammar   # data, like the deck; loaded once
+            from ...grammar import load_grammar  # data, like the deck; loaded once
 
             self._phrases = Phrasebook(load_grammar(self.name).responses)
         words = [announce.direction(d, self._phrases) for d in letters if d in "NESW"]
@@ -128,7 +73,7 @@ class CompassCode(Referee[State]):
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         other = set(flags) - {"mode", "keeper", "routes"}
         if other:
-            raise OptionsError(f"--{sorted(other)[0]} is not an option of compass-code")
+            raise OptionsError(f"--{min(other)} is not an option of compass-code")
         opts: dict[str, Any] = {"mode": flags.get("mode", "standard"),
                                 "keeper": flags.get("keeper", "machine")}
         if flags.get("routes"):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ...content import register_check
 from . import deck
-from .referee import LanternLinks, State
+from .referee import LanternLinks
 from .rules import Link, complete_chains, orient, score, solutions
+from .state import State
 
 REFEREE = LanternLinks()
 

@@ -11,14 +11,11 @@ first and keeps the rest for "more".
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ...events import Event
 from ...phrases import Phrasebook
 from .rules import CHAIN_LENGTH, CHECKPOINT_AFTER, MAX_POINTS, orient
-
-if TYPE_CHECKING:
-    from .referee import State
+from .state import State
 
 
 def word(value: str) -> str:
