@@ -23,8 +23,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from facilitator.games import find_game
 from facilitator.command import Command
+from facilitator.games import find_game
 from facilitator.grammar import Grammar, load_grammar
 from facilitator.speech.audio import read_wav
 from facilitator.speech.base import RecognitionGrammar

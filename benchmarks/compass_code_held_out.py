@@ -34,12 +34,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from facilitator.command import Command  # noqa: E402
-
-from facilitator.grammar import load_grammar  # noqa: E402
-from facilitator.speech.audio import read_wav  # noqa: E402
-from facilitator.speech.grammar_build import recognition_grammar  # noqa: E402
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer  # noqa: E402
+from facilitator.command import Command
+from facilitator.grammar import load_grammar
+from facilitator.speech.audio import read_wav
+from facilitator.speech.grammar_build import recognition_grammar
+from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
 
 CHATTER = [
     "pass me the dice", "is it your turn or mine", "whose go is it", "i think it is north",

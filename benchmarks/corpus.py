@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from facilitator.games import find_game
 from facilitator.command import Command
+from facilitator.games import find_game
 from facilitator.grammar import load_grammar
 from facilitator.speech.audio import read_wav, write_wav
 

@@ -133,8 +133,8 @@ def one_voyage(seed: int, engine: str, oracle: bool, tmp: Path) -> dict[str, Any
         session.log.close()
         speaker.close()
     loop, crew = loops[0], crews[0]
-    commands = sum(1 for line in open(tmp / f"log-{name}.jsonl", encoding="utf-8")
-                   if '"guess-scored"' in line or '"bearing-checked"' in line)
+    with open(tmp / f"log-{name}.jsonl", encoding="utf-8") as log:
+        commands = sum(1 for line in log if '"guess-scored"' in line or '"bearing-checked"' in line)
     return {"seed": seed, "over": session.over, "commands": commands, "asked": loop.asked,
             "echoed": loop.held, "undone": loop.undone, "chatter": crew.chatter_said,
             "answered": crew.answered, "reached": crew.reached, "minutes": loop.now() / 60,

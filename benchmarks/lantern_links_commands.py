@@ -23,12 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from facilitator.command import Command  # noqa: E402
-
-from facilitator.grammar import load_grammar  # noqa: E402
-from facilitator.speech.audio import read_wav  # noqa: E402
-from facilitator.speech.grammar_build import recognition_grammar  # noqa: E402
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer  # noqa: E402
+from facilitator.command import Command
+from facilitator.grammar import load_grammar
+from facilitator.speech.audio import read_wav
+from facilitator.speech.grammar_build import recognition_grammar
+from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
 
 INTENTS = ("play", "pass", "rewind", "finish", "hands")
 TURN = {"play", "pass", "finish", "hands", "status", "help"}

@@ -31,7 +31,7 @@ BODY_MB = 100
 
 def status_kb(pid: int, key: str) -> int:
     text = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(rf"^{key}:\s+(\d+) kB", text, re.M).group(1))
+    return int(re.search(rf"^{key}:\s+(\d+) kB", text, re.MULTILINE).group(1))
 
 
 def post(port: int, chunked: bool) -> str:

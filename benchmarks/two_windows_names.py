@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from facilitator.games.two_windows import load_deck, load_practice, match_name  # noqa: E402
+from facilitator.games.two_windows import load_deck, load_practice, match_name
 
 
 def slips(name: str) -> set[str]:

@@ -19,9 +19,9 @@ from statistics import mean
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from facilitator.games import find_game  # noqa: E402
-from facilitator.session import Session  # noqa: E402
-from facilitator.table_data import TableData  # noqa: E402
+from facilitator.games import find_game
+from facilitator.session import Session
+from facilitator.table_data import TableData
 
 GAMES = {
     "two-windows": ({"packets": "1,8,13,4,17,10"}, 7,

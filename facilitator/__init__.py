@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .command import Command, NotRecognized
 from .errors import (
     CommandError,
     ContentError,
@@ -14,7 +15,6 @@ from .errors import (
 )
 from .events import Event
 from .games import find_game
-from .command import Command, NotRecognized
 from .grammar import load_grammar
 from .session import Reply, Session
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import FacilitatorError, LogError, OptionsError
 from .command import GAMES
+from .errors import FacilitatorError, LogError, OptionsError
 from .games import find_game
 
 EXIT_BAD = 2
@@ -103,7 +103,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def _play(args: argparse.Namespace) -> int:
     from . import textplay
     from .session import Session
-
     from .settings import apply_to_args, load
 
     _file_paths(args)
@@ -144,7 +143,7 @@ def _play(args: argparse.Namespace) -> int:
             raise
     else:
         names = [n.strip() for n in args.names.split(",")] if args.names else None
-        if names is not None and (not all(names) or len(set(n.lower() for n in names)) != len(names)):
+        if names is not None and (not all(names) or len({n.lower() for n in names}) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
         options = _options(args)
         session, reply = Session.start(

@@ -67,8 +67,7 @@ def _entry(data: Any, loc: tuple[Any, ...]) -> str:
 
 def _reason(err: Any) -> str:
     msg = str(err["msg"])
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+    msg = msg.removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
     return msg[:1].lower() + msg[1:]

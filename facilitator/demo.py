@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from .games.compass_code import ALL_ROUTES, feedback
 from .command import NotRecognized
+from .games.compass_code import ALL_ROUTES, feedback
 from .session import Session
 from .speech.base import Frame, Recognizer, Speaker
 from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions

@@ -346,7 +346,7 @@ class SystemMachine:
         for rate in RATES_HZ:
             try:
                 sd.check_input_settings(device=index, samplerate=rate, channels=1, dtype="int16")
-            except Exception:  # PortAudioError: the device does not take this rate
+            except Exception:  # noqa: BLE001, S112 - PortAudioError: the device does not take this rate
                 continue
             rates.append(rate)
         return rates

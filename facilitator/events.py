@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-Audience = Union[str, int]
+Audience = str | int
 
 PUBLIC = "public"
 ROLES = ("keeper", "a", "b")
@@ -34,7 +34,7 @@ class Event:
             raise ValueError(f"event audience {self.audience!r} is not public, a seat or a role")
         clash = set(self.data) & set(_ENVELOPE)
         if clash:
-            raise ValueError(f"event field {sorted(clash)[0]!r} clashes with the envelope")
+            raise ValueError(f"event field {min(clash)!r} clashes with the envelope")
 
     @property
     def public(self) -> bool:

@@ -117,7 +117,7 @@ def lock_data_dir(directory: Path) -> DataDirLock:
     path = Path(directory) / LOCK_NAME
     try:
         Path(directory).mkdir(parents=True, exist_ok=True)
-        file = open(path, "a+", encoding="ascii")
+        file = open(path, "a+", encoding="ascii")  # noqa: SIM115 - held open: the lock lives as long as the file
     except OSError as exc:
         raise WriteError(f"cannot use the data directory {str(directory)!r}: {exc.strerror}") from None
     try:

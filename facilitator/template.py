@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class Alt:
     optional: bool = False
 
 
-Node = Union[Word, Slot, Seq, Alt]
+Node = Word | Slot | Seq | Alt
 
 _TOKEN = re.compile(r"\s*(\[|\]|\(|\)|\||\{[^{}]*\}|[^\s\[\]()|{}]+)")
 

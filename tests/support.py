@@ -23,7 +23,7 @@ def run_cli(args: Sequence[str], stdin: bytes | str = b"", timeout: float = 60,
     data = stdin.encode() if isinstance(stdin, str) else stdin
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "facilitator", *args], input=data,
-                          capture_output=True, timeout=timeout, env=full_env, cwd=ROOT)
+                          capture_output=True, timeout=timeout, env=full_env, cwd=ROOT, check=False)
     return subprocess.CompletedProcess(proc.args, proc.returncode,
                                        proc.stdout.decode("utf-8", "replace"),
                                        proc.stderr.decode("utf-8", "replace"))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from facilitator.errors import GrammarError
 from facilitator.command import Command, NotRecognized
+from facilitator.errors import GrammarError
 from facilitator.grammar import load_grammar, normalize
 from facilitator.template import TemplateSyntaxError, parse
 

@@ -174,7 +174,7 @@ def list_devices() -> list[dict[str, Any]]:
     sd = _sounddevice()
     try:
         devices = sd.query_devices()
-    except Exception as exc:  # PortAudioError when the host API is broken
+    except Exception as exc:  # noqa: BLE001 - PortAudioError when the host API is broken
         raise DeviceError(f"cannot list audio devices: {exc}") from None
     defaults = list(sd.default.device) if sd.default.device is not None else [-1, -1]
     out = []
@@ -253,7 +253,7 @@ class MicSource:
                 blocksize=int(self.rate * block_seconds), callback=callback,
             )
             self._stream.start()
-        except Exception as exc:  # PortAudioError: busy, unplugged, bad rate
+        except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
             raise DeviceError(f"cannot open microphone {self.name!r}: {exc}") from None
 
     def frames(self) -> Iterator[Frame]:
@@ -285,7 +285,7 @@ class MicSource:
         try:
             self._stream.stop()
             self._stream.close()
-        except Exception:  # closing a stream whose device vanished
+        except Exception:  # noqa: BLE001, S110 - closing a stream whose device vanished
             pass
 
 
@@ -299,6 +299,6 @@ def play_pcm(pcm: bytes, rate: int, device: str | int | None = None) -> float:
     samples = np.frombuffer(pcm, dtype="<i2")
     try:
         sd.play(samples, samplerate=rate, device=index, blocking=True)
-    except Exception as exc:  # PortAudioError
+    except Exception as exc:  # noqa: BLE001 - PortAudioError
         raise DeviceError(f"cannot play audio on device {index}: {exc}") from None
     return len(samples) / rate

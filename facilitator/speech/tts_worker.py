@@ -23,7 +23,7 @@ def main() -> int:
         import pyttsx3  # type: ignore[import-untyped]
 
         engine: Any = pyttsx3.init("espeak")
-    except Exception as exc:  # no pyttsx3, no libespeak-ng: the parent falls back
+    except Exception as exc:  # noqa: BLE001 - no pyttsx3, no libespeak-ng: the parent falls back
         answers.write(json.dumps({"ready": False, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
         return 1
     answers.write(json.dumps({"ready": True}) + "\n")
@@ -37,7 +37,7 @@ def main() -> int:
             engine.save_to_file(request["text"], request["path"])
             engine.runAndWait()
             answer: dict[str, Any] = {"ok": True}
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the library raises bare exceptions
             answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         answers.write(json.dumps(answer) + "\n")
     return 0

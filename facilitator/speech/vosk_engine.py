@@ -65,7 +65,7 @@ vosk.SetLogLevel(-1)
 try:
     model = vosk.Model(sys.argv[1])
     recognizer = vosk.KaldiRecognizer(model, 16000, json.dumps(["yes", "[unk]"]))
-except Exception as exc:
+except Exception as exc:  # noqa: BLE001 - the library raises bare exceptions
     print(f"{exc}", file=sys.stderr)
     sys.exit(3)
 print("ok")
@@ -106,7 +106,7 @@ class VoskRecognizer:
         vosk.SetLogLevel(-1)
         try:
             self._model = vosk.Model(str(path))  # a path only: never lang= or model_name=
-        except Exception as exc:  # vosk raises a bare Exception('Failed to create a model')
+        except Exception as exc:  # noqa: BLE001 - vosk raises a bare Exception('Failed to create a model')
             raise ModelError(f"vosk cannot load the model in {str(path)!r}: {exc}") from None
         self._vosk = vosk
         self.path = path
@@ -122,7 +122,7 @@ class VoskRecognizer:
         spec = json.dumps(entries + [UNKNOWN], ensure_ascii=False)
         try:
             recognizer = self._vosk.KaldiRecognizer(self._model, SAMPLE_RATE, spec)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the library raises bare exceptions
             raise ModelError(f"vosk cannot build a recognizer from {str(self.path)!r}: {exc}") from None
         found = (recognizer, frozenset(grammar.phrases))
         self._recognizers[key] = found

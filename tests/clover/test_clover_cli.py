@@ -3,11 +3,10 @@ SIGKILL then --resume, and bad arguments."""
 
 from __future__ import annotations
 
-import tempfile
-
 import json
 import re
 import signal
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any

@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from facilitator.command import Command
 from facilitator.games.clover.board import Side, all_words, board_from_json
 from facilitator.games.clover.clues import Refusal, check_clue, same_family
 from facilitator.games.clover.lexicon import Lexicon, fold, word_list
-from facilitator.command import Command
 from facilitator.grammar import load_grammar
+
 
 def _golden(name: str) -> dict[str, Any]:
     return tomllib.loads((Path(__file__).parent / "golden" / name).read_text(encoding="utf-8"))

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from facilitator.command import Command, NotRecognized
 from facilitator.games.clover import REFEREE
 from facilitator.games.clover.lexicon import recognizer_dictionary
-from facilitator.command import Command, NotRecognized
 from facilitator.grammar import load_grammar
 
 NUMBERS = {

@@ -10,11 +10,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from facilitator.command import Command
 from facilitator.errors import IllegalCommandError
 from facilitator.events import Event
 from facilitator.games.clover import REFEREE
 from facilitator.games.clover.board import SLOTS, all_words, turns_between
-from facilitator.command import Command
 
 SLOT_NAMES = [s.value for s in SLOTS]
 moves = st.lists(

@@ -108,8 +108,8 @@ def test_a_wrong_keeper_total_is_flagged_privately_and_a_recount_announced(tmp_p
     assert s.referee.query(s.state, s.parse("status"), s.phrases)[0] == (  # type: ignore[arg-type]
         "Leg 1 of 3, guess 1 of 4: waiting for Ann's totals.")
     reply = s.handle("one anchor two clockwise steps")
-    assert reply.public == ["Corrected: north east south west has 1 anchor, 2 clockwise steps. "
-                            "A free clue; guess 1 again."]
+    assert reply.public == [("Corrected: north east south west has 1 anchor, 2 clockwise steps. "
+                            "A free clue; guess 1 again.")]
     assert s.state.guess == 1                          # the mistaken transmission used no guess
 
 

@@ -6,7 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from facilitator.games.compass_code import (
-    ALL_ROUTES, POSSIBLE, Clue, Direction, Feedback, candidates, feedback, marks,
+    ALL_ROUTES,
+    POSSIBLE,
+    Clue,
+    Direction,
+    Feedback,
+    candidates,
+    feedback,
+    marks,
 )
 from facilitator.games.compass_code.deck import load_deck
 

@@ -68,7 +68,7 @@ os.fsync = fsync  # type: ignore[assignment]
 os.replace = replace  # type: ignore[assignment]
 atexit.register(_report)
 
-from facilitator.cli import main  # noqa: E402
+from facilitator.cli import main
 
 sys.argv[0] = "facilitator"
 code = main(sys.argv[1:])

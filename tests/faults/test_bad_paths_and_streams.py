@@ -13,7 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
-from faults.fault_games import COMPASS_HUMAN, COMPASS_MACHINE, Table, one_line, run, script, start_args
+from faults.fault_games import (
+    COMPASS_HUMAN,
+    COMPASS_MACHINE,
+    Table,
+    one_line,
+    run,
+    script,
+    start_args,
+)
 from support import ROOT
 
 GAME = ["play", "compass-code", "--text", "--seed", "1"]
@@ -22,7 +30,7 @@ GAME = ["play", "compass-code", "--text", "--seed", "1"]
 def _unshare_works() -> bool:
     if shutil.which("unshare") is None:
         return False
-    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
     return probe.returncode == 0
 
 
@@ -34,7 +42,8 @@ def run_read_only(paths: list[Path], args: list[str], stdin: bytes = b"") -> sub
     mounts = " && ".join(f"mount --bind '{p}' '{p}' && mount -o remount,bind,ro '{p}'" for p in paths)
     command = ["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$@"', "sh",
                sys.executable, "-m", "facilitator", *args]
-    proc = subprocess.run(command, input=stdin, capture_output=True, timeout=60, cwd=ROOT, env=os.environ.copy())
+    proc = subprocess.run(command, input=stdin, capture_output=True, timeout=60, cwd=ROOT, env=os.environ.copy(),
+                          check=False)
     return subprocess.CompletedProcess(command, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
 
@@ -59,7 +68,7 @@ def test_stdout_to_dev_full_is_one_line_and_the_game_is_kept(tmp_path: Path) -> 
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
                               input=b"send north east south west\n", stdout=full, stderr=subprocess.PIPE,
-                              cwd=ROOT, timeout=60)
+                              cwd=ROOT, timeout=60, check=False)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and one_line(err), err
     assert "cannot write to standard output" in err
@@ -71,7 +80,7 @@ def test_a_closed_stdout_is_one_line(tmp_path: Path) -> None:
     log = tmp_path / "g.jsonl"
     proc = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "facilitator", *GAME,
                            "--log", str(log)], input=b"send north east south west\n", stderr=subprocess.PIPE,
-                          cwd=ROOT, timeout=60)
+                          cwd=ROOT, timeout=60, check=False)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and one_line(err), err
     assert "standard output is closed" in err
@@ -90,7 +99,7 @@ def test_resume_on_a_fifo_does_not_hang(tmp_path: Path) -> None:
 MEASURE = """
 import resource, subprocess, sys
 with open(sys.argv[1], "rb") as stdin:
-    done = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True)
+    done = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True, check=False)
 sys.stdout.buffer.write(done.stdout)
 sys.stderr.buffer.write(done.stderr)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, file=sys.stderr)
@@ -103,8 +112,7 @@ def test_a_64_mb_line_is_refused_without_being_read_whole(tmp_path: Path) -> Non
     feed = tmp_path / "stdin"
     with open(feed, "wb") as f:          # written in pieces: this test never holds it whole either
         f.write(b"send ")
-        for _ in range(64):
-            f.write(b"north " * (2**20 // 6))
+        f.writelines(b"north " * (2**20 // 6) for _ in range(64))
         f.write(b"\nsend north east south west\n")
     size = feed.stat().st_size
     # measured by a small parent, so the child's peak is its own (a fork of pytest would count pytest)

@@ -15,7 +15,16 @@ import signal
 from pathlib import Path
 
 import pytest
-from faults.fault_games import COMPASS_HUMAN, COMPASS_MACHINE, Table, clover_game, one_line, run, script, start_args
+from faults.fault_games import (
+    COMPASS_HUMAN,
+    COMPASS_MACHINE,
+    Table,
+    clover_game,
+    one_line,
+    run,
+    script,
+    start_args,
+)
 from support import kill_while_playing, log_has, read_jsonl
 
 

@@ -16,8 +16,19 @@ import signal
 from pathlib import Path
 
 import pytest
-from faults.fault_games import (COMPASS_HUMAN, TWO_WINDOWS, Game, Table, clover_game, finish, one_line,
-                                run, script, start_args, straight)
+from faults.fault_games import (
+    COMPASS_HUMAN,
+    TWO_WINDOWS,
+    Game,
+    Table,
+    clover_game,
+    finish,
+    one_line,
+    run,
+    script,
+    start_args,
+    straight,
+)
 
 KILLER = [str(Path(__file__).with_name("killer.py"))]
 #: kill points per kind of durable step (spread over the game)
@@ -40,7 +51,7 @@ def _points(kinds: list[str]) -> list[int]:
     chosen = set(range(max(1, len(kinds) - 5), len(kinds) + 1))
     for kind in set(kinds):
         at = [n for n, k in enumerate(kinds, 1) if k == kind]
-        picks = PER_KIND if len(at) > PER_KIND else len(at)
+        picks = min(len(at), PER_KIND)
         chosen.update(at[round(i * (len(at) - 1) / max(1, picks - 1))] for i in range(picks))
     return sorted(chosen)
 

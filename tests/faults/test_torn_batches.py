@@ -15,8 +15,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from faults.fault_games import (batch_ranges, COMPASS_MACHINE, TWO_WINDOWS, Game, Table, clover_game, lantern_game,
-                                straight)
+from faults.fault_games import (
+    COMPASS_MACHINE,
+    TWO_WINDOWS,
+    Game,
+    Table,
+    batch_ranges,
+    clover_game,
+    lantern_game,
+    straight,
+)
 
 from facilitator.log import read_log
 from facilitator.session import Session

@@ -84,8 +84,8 @@ def test_a_second_lobby_says_so_aloud_and_exits_2(tmp_path: Path) -> None:
         assert second.returncode == 2 and one_line(second.stderr), second.stderr
         assert f"pid {first.pid}" in second.stderr
         assert second.stdout.splitlines() == [
-            f"Another copy of the assistant is already running at this table, process {first.pid}. "
-            "Stop it first; this copy stops now."]
+            (f"Another copy of the assistant is already running at this table, process {first.pid}. "
+            "Stop it first; this copy stops now.")]
     finally:
         _stop(first)
 
@@ -101,8 +101,8 @@ def test_a_second_voice_lobby_speaks_it(tmp_path: Path) -> None:
         assert second.returncode == 2 and one_line(second.stderr), second.stderr
         spoken = sorted(speech.glob("*-speech.txt"))
         assert [p.read_text().strip() for p in spoken] == [
-            f"Another copy of the assistant is already running at this table, process {first.pid}. "
-            "Stop it first; this copy stops now."]
+            (f"Another copy of the assistant is already running at this table, process {first.pid}. "
+            "Stop it first; this copy stops now.")]
         assert spoken[0].with_suffix(".wav").stat().st_size > 1000     # said aloud, by espeak-ng
     finally:
         _stop(first)

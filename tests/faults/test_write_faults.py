@@ -13,10 +13,23 @@ import errno
 import os
 import resource
 from pathlib import Path
+from typing import Self
 
 import pytest
-from faults.fault_games import (batch_ranges, TWO_WINDOWS, Game, Table, batches_done, batches_done_raw, finish, one_line,
-                                run, script, start_args, straight)
+from faults.fault_games import (
+    TWO_WINDOWS,
+    Game,
+    Table,
+    batch_ranges,
+    batches_done,
+    batches_done_raw,
+    finish,
+    one_line,
+    run,
+    script,
+    start_args,
+    straight,
+)
 
 from facilitator import log as log_module
 from facilitator import table_data
@@ -60,7 +73,7 @@ class _FailAt:
         self.n = n
         self.calls = 0
 
-    def __enter__(self) -> _FailAt:
+    def __enter__(self) -> Self:
         outer = self
 
         class _Os:
@@ -109,9 +122,8 @@ def test_a_full_disk_at_every_write_loses_nothing(tmp_path: Path) -> None:
     cases = 0
     for n in range(1, counter.calls + 1):
         table = Table(tmp_path / f"full-{n}")
-        with pytest.raises(WriteError):
-            with _FailAt(n):
-                _play(game, table, {}, game.lines)
+        with pytest.raises(WriteError), _FailAt(n):
+            _play(game, table, {}, game.lines)
         # resume from the log (start again when the opening never reached it)
         if batches_done_raw(table.log) == 0:
             _play(game, table, {}, game.lines)

@@ -6,7 +6,6 @@ and the turn counts as a pass."""
 from __future__ import annotations
 
 import json
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,8 +35,8 @@ def test_refusals_cost_no_turn(table: Make) -> None:
          f"only Player {seat} places now.")]
     # tiles are named by their words, never bare letters (A is sun sun; card 1 uses B C F H I J)
     assert refused(t, "play alpha") == [
-        "The sun sun tile is not in this route, which uses sun moon, sun leaf, moon leaf, leaf leaf, "
-        "leaf key, key key."]
+        ("The sun sun tile is not in this route, which uses sun moon, sun leaf, moon leaf, leaf leaf, "
+        "leaf key, key key.")]
     assert refused(t, "play kilo") == ["Say again?"]
     assert refused(t, "sun") == ["Say again?"]
     assert refused(t, "play charlie charlie") == ["Say again?"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from facilitator.games.lantern_links import REFEREE
 from facilitator.command import Command, NotRecognized
+from facilitator.games.lantern_links import REFEREE
 from facilitator.grammar import load_grammar
 
 GRAMMAR = load_grammar("lantern-links")

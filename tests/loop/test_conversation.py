@@ -114,7 +114,7 @@ def test_another_guess_in_the_window_replaces_the_held_one(tmp_path: Path) -> No
 
 
 def test_a_correction_the_rules_refuse_keeps_the_held_guess(tmp_path: Path) -> None:
-    loop, speaker = make(tmp_path)
+    loop, _speaker = make(tmp_path)
     loop.run([said(SEND, 1.0), said("send north north south west", 4.5), Tick(30.0)])
     scored = [e for e in read_jsonl(tmp_path / "log.jsonl") if e["type"] == "guess-scored"]
     assert [e["route"] for e in scored] == ["NESW"] and loop.corrected == 0
@@ -157,7 +157,7 @@ def test_which_commands_cannot_be_taken_back_is_grammar_data() -> None:
 
 # -- replies and prompts ---------------------------------------------------------
 def test_a_quick_yes_that_merged_with_the_prompt_is_trimmed_and_kept(tmp_path: Path) -> None:
-    loop, speaker = make(tmp_path)
+    loop, _speaker = make(tmp_path)
     loop.hear(said("unsure:" + SEND, 1.0))     # the question from 2.0 to 4.0, deaf until 4.3
     # the endpointer joined the tail of the question's echo (3.5-4.3) and "yes" into one utterance
     loop.hear(said_after("yes", 3.5, echo_seconds=0.8, seconds=0.5))

@@ -206,7 +206,7 @@ def test_golden_output_of_a_ready_pi_and_of_a_machine_without_devices() -> None:
 def test_the_doctor_warns_when_the_user_is_not_in_the_audio_group() -> None:
     machine = FakeMachine([USB_MIC, HEADPHONES])
     machine.audio = (True, False)
-    checks, text, status = run(machine)
+    checks, _text, status = run(machine)
     found = next(c for c in checks if c.name == "audio group")
     assert found.ok is None and "usermod -aG audio" in (found.fix or "")
     assert status == 0                       # a warning: the table may still work in a login session
@@ -218,7 +218,7 @@ def test_the_doctor_reports_the_address_phones_should_use() -> None:
     from facilitator.settings import Screens
 
     machine = FakeMachine([USB_MIC, HEADPHONES])
-    checks, text, _ = run(machine, screens=Screens(lan=True, port=8769))
+    _checks, text, _ = run(machine, screens=Screens(lan=True, port=8769))
     assert "http://192.168.1.20:8769/" in text
     named = run(machine, screens=Screens(lan=True, host="10.1.2.3"))[1]
     assert "http://10.1.2.3:8000/" in named

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from facilitator.games import GAMES
 from facilitator.command import Command, NotRecognized
+from facilitator.games import GAMES
 from facilitator.grammar import load_grammar
 
 GOLDEN = tomllib.loads((Path(__file__).parent / "lobby_utterances.toml").read_text(encoding="utf-8"))

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from facilitator.games import find_game
 from facilitator.lobby import GameStore, Lobby
-from facilitator.log import read_log
 from facilitator.lobby_run import run_text
+from facilitator.log import read_log
 
 LINES = ["let's play compass code with five players", "play lantern links", "play clover with three players",
          "play two windows with nine players", "resume", "new game", "quit", "status", "help", "repeat",

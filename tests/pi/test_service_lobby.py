@@ -13,6 +13,7 @@ from facilitator.lobby import GameStore, Lobby
 from facilitator.lobby_run import run, run_text
 from facilitator.settings import Service, Settings
 
+
 def text_lobby(data: Path, lines: list[str], **kw: object) -> tuple[int, list[str]]:
     out = io.StringIO()
     lobby = Lobby(GameStore(data), seed=1, **kw)  # type: ignore[arg-type]
@@ -50,8 +51,8 @@ def test_the_owner_may_let_quit_stop_the_service(tmp_path: Path) -> None:
         assert run(args, settings, stdin=io.BytesIO(b"quit\nstatus\n"), out=out, err=io.StringIO()) == 0
         return out.getvalue().splitlines()
 
-    assert serve(Settings(), service=True)[1:] == [STAYS, "Which game? Say, for example: let's play compass "
-                                                          "code with four players."]
+    assert serve(Settings(), service=True)[1:] == [STAYS, ("Which game? Say, for example: let's play compass "
+                                                          "code with four players.")]
     assert serve(Settings(service=Service(quit_stops=True)), service=True)[1:] == ["Goodbye."]
     assert serve(Settings(), service=False)[1:] == ["Goodbye."]
 

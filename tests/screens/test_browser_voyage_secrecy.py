@@ -54,7 +54,7 @@ def test_each_legs_route_reaches_only_that_legs_keeper(start_server, device):
         expect(keeper.locator("#region-prompt")).to_contain_text("totals")
         keeper.select_option("#feedback-anchors", "4")
         keeper.select_option("#feedback-clockwise", "0")
-        with keeper.expect_response(lambda r: r.url.endswith(f"/seat/{leg}/command")) as answered:
+        with keeper.expect_response(lambda r, leg=leg: r.url.endswith(f"/seat/{leg}/command")) as answered:
             keeper.click("#do-feedback")
         reply = answered.value.json()
         assert reply["accepted"]

@@ -66,7 +66,6 @@ def test_a_complete_command_ends_before_the_full_silence() -> None:
     from facilitator.grammar import load_grammar
     from facilitator.speech.grammar_build import recognition_grammar
     from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-
     from facilitator.speech.recognize import completion_check
 
     recognizer = PocketsphinxRecognizer()

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facilitator.games import available_games
 from facilitator.command import Command
+from facilitator.games import available_games
 from facilitator.grammar import load_grammar
 from facilitator.speech.grammar_build import recognition_grammar
 

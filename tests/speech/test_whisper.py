@@ -19,7 +19,12 @@ import pytest
 
 from facilitator.errors import ModelError
 from facilitator.speech.hybrid import HybridRecognizer, Scores, Thresholds, decide
-from facilitator.speech.whisper_model import MODEL_ENV, MODEL_FILES, packaged_model_dir, verify_model_dir
+from facilitator.speech.whisper_model import (
+    MODEL_ENV,
+    MODEL_FILES,
+    packaged_model_dir,
+    verify_model_dir,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 AUDIO = ROOT / "tests" / "audio"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from facilitator.grammar import load_grammar
 from facilitator.games.two_windows import REFEREE, load_deck, match_name
+from facilitator.grammar import load_grammar
 
 NAMES = load_deck().names
 
@@ -49,8 +49,8 @@ def test_read_one_entry_and_which_entries_have_each_fact(play) -> None:
 def test_read_entry_oak_is_refused_plainly_oak_is_a_team(play) -> None:
     t = play(packets="1,8,13,4,17,10")
     reply = t.say("read entry oak")
-    assert reply.public == ["oak is not in the catalogue. The names are Alder, Birch, Cedar, Dahlia, "
-                            "Elm, Fern, Gorse and Hazel."]
+    assert reply.public == [("oak is not in the catalogue. The names are Alder, Birch, Cedar, Dahlia, "
+                            "Elm, Fern, Gorse and Hazel.")]
     assert [e["type"] for e in reply.logged] == ["command-rejected"]
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from facilitator import template as t
-from facilitator.games.two_windows import REFEREE
 from facilitator.command import Command, NotRecognized
+from facilitator.games.two_windows import REFEREE
 from facilitator.grammar import Grammar, load_grammar
 
 GAME_INTENTS = ("a sends", "b sends", "final", "final not", "more", "replace packet", "read catalogue",
