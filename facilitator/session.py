@@ -392,6 +392,9 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
     try:
         read_log(log_path)
     except LogError as exc:
+        if not _torn_opening(log_path):
+            raise LogError(f"{str(log_path)!r} is not a game log and is not empty: it is left as it is; "
+                           "choose another --log") from None
         if "holds no events" not in str(exc):
             raise LogError(f"{str(log_path)!r} is neither empty nor a game log that can go on ({exc}); "
                            "choose another --log") from None
@@ -399,6 +402,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
         return
     raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
                    "or choose another --log")
+
+
+#: how every log begins (the game-started line): a file that does not is no log of a game
+LOG_OPENING = b'{"type":"game-started",'
+
+
+def _torn_opening(log_path: Path) -> bool:
+    """Whether the file holds the start of a log's opening batch, cut short (a power cut):
+    anything else (a user's one-line note) is not a log and must never be emptied."""
+    try:
+        with open(log_path, "rb") as f:
+            head = f.read(len(LOG_OPENING))
+    except OSError:
+        return False
+    return bool(head) and LOG_OPENING.startswith(head)
 
 
 def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:
