@@ -273,8 +273,13 @@ class Session:
                 return self._paged(command, self.referee.query(self.state, command, self.phrases))
             except IllegalCommandError as exc:
                 return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
+        # the decision sees the table's record as it is now, not as it was at the start (the
+        # state itself stays the fold of the log: what the decision took is in its events)
+        deciding = self.state
+        if self.referee.keeps_table:
+            deciding = self.referee.with_table(self.state, self.table.read(self.referee.name))
         try:
-            events = self.referee.decide(self.state, command, self._rng())
+            events = self.referee.decide(deciding, command, self._rng())
         except IllegalCommandError as exc:
             return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
         reply = Reply(command=command, accepted=True)
