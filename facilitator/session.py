@@ -17,7 +17,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .errors import IllegalCommandError, LogError, OptionsError
+from .errors import DecksChangedError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
 from .command import Command, NotRecognized
@@ -448,5 +448,5 @@ def _check_content(log_path: Path, game: str, started: Event) -> None:
         return            # a log from before content versions
     now = content_version(game)
     if logged != now:
-        raise LogError(f"the {game} decks changed since the game in {str(log_path)!r} started "
+        raise DecksChangedError(f"the {game} decks changed since the game in {str(log_path)!r} started "
                        f"(content version {logged}, now {now}); put the decks back to resume it")
