@@ -290,7 +290,7 @@ class EventLog:
             return
         name = repr(str(self.path))
         what = "was removed" if there is None else "was replaced by another file"
-        target = self.path if there is None else self.path.with_name(self.path.name + ".rescued")
+        target = self.path if there is None else _free_name(self.path.with_name(self.path.name + ".rescued"))
         try:
             _copy_out(fd, mine.st_size, target)
         except OSError as exc:
@@ -341,6 +341,14 @@ def _write_all(f: IO[bytes], data: bytes, path: Path | None) -> None:
         except OSError:
             pass        # reading drops the short batch anyway
         raise WriteError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path-2``, ``path-3``... the first that does not exist."""
+    n, candidate = 2, path
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}-{n}"), n + 1
+    return candidate
 
 
 def _copy_out(fd: int, size: int, target: Path) -> None:

@@ -10,6 +10,8 @@ a one-line note as much as a long one, and leaves it as it was."""
 
 from __future__ import annotations
 
+import os
+import select
 import subprocess
 import sys
 import time
@@ -30,24 +32,32 @@ from faults.fault_games import (
 from support import ROOT
 
 
-def _wait_for_batches(log: Path, count: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.exists() and batches_done(log) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the game never logged {count} commands")
+def _read_until(proc: subprocess.Popen[bytes], expected: bytes) -> bytes:
+    """Read the game's stdout until it has said ``expected`` (its answer to the first command)."""
+    assert proc.stdout is not None
+    got = b""
+    deadline = time.monotonic() + 60
+    while len(got) < len(expected) and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            got += chunk
+    assert got == expected, got
+    return got
 
 
-def _play_and_pull(table: Table, pull: str) -> tuple[subprocess.CompletedProcess[str], bytes]:
-    """Play the first command, take the log away (``pull``), then send the rest."""
+def _play_and_pull(table: Table, pull: str, said_first: str) -> tuple[subprocess.CompletedProcess[str], bytes]:
+    """Play the first command, wait for its answer, take the log away (``pull``), then send the rest."""
     game = COMPASS_MACHINE
     proc = subprocess.Popen([sys.executable, "-m", "facilitator", *start_args(game, table)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     assert proc.stdin is not None
     proc.stdin.write(script(game.lines[:1]))
     proc.stdin.flush()
-    _wait_for_batches(table.log, 1, proc)
+    first = _read_until(proc, said_first.encode())
+    assert batches_done(table.log) == 1
     before = table.log.read_bytes()
     if pull == "rm":
         table.log.unlink()
@@ -56,7 +66,7 @@ def _play_and_pull(table: Table, pull: str) -> tuple[subprocess.CompletedProcess
         other.write_text("someone else's file\n")
         other.replace(table.log)
     out, err = proc.communicate(script(game.lines[1:]), timeout=60)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out.decode(), err.decode()), before
+    return subprocess.CompletedProcess(proc.args, proc.returncode, (first + out).decode(), err.decode()), before
 
 
 def _said_after_first_command(tmp_path: Path) -> str:
@@ -69,12 +79,13 @@ def _said_after_first_command(tmp_path: Path) -> str:
 
 @pytest.mark.slow
 def test_a_log_removed_mid_game_stops_the_game_and_is_written_back(tmp_path: Path) -> None:
+    said_first = _said_after_first_command(tmp_path)
     table = Table(tmp_path / "t")
-    done, before = _play_and_pull(table, "rm")
+    done, before = _play_and_pull(table, "rm", said_first)
     assert done.returncode != 0
     assert one_line(done.stderr) and "removed" in done.stderr and "--resume" in done.stderr, done.stderr
-    # nothing was announced past the command that found the log gone
-    assert done.stdout == _said_after_first_command(tmp_path)
+    # nothing was announced past the first command: the second found the log gone
+    assert done.stdout == said_first
     # everything logged is back at the path: what was there before, and the command in flight
     back = table.log.read_bytes()
     assert back.startswith(before) and batches_done(table.log) == 2
@@ -86,11 +97,12 @@ def test_a_log_removed_mid_game_stops_the_game_and_is_written_back(tmp_path: Pat
 
 @pytest.mark.slow
 def test_a_log_replaced_mid_game_is_left_alone_and_the_game_rescued_beside_it(tmp_path: Path) -> None:
+    said_first = _said_after_first_command(tmp_path)
     table = Table(tmp_path / "t")
-    done, before = _play_and_pull(table, "replace")
+    done, before = _play_and_pull(table, "replace", said_first)
     assert done.returncode != 0
     assert one_line(done.stderr) and "replaced" in done.stderr, done.stderr
-    assert done.stdout == _said_after_first_command(tmp_path)
+    assert done.stdout == said_first
     assert table.log.read_text() == "someone else's file\n"     # the other file is not touched
     rescued = table.log.with_name(table.log.name + ".rescued")
     assert rescued.read_bytes().startswith(before) and batches_done(rescued) == 2
