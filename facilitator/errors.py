@@ -6,6 +6,7 @@
     ├── ContentError        a deck file is broken (file, entry, reason)
     ├── GrammarError        a grammar file is broken (file, entry, reason)
     ├── LogError            an event log cannot be read or resumed
+    │   └── DecksChangedError   a sound log whose game's decks changed since it started
     ├── WriteError          a file cannot be written (the log, private messages, records, stdout)
     ├── InUseError          another facilitator holds this log or data directory
     ├── OptionsError        bad command-line options or settings
@@ -47,6 +48,11 @@ class GrammarError(_FileEntryError):
 
 class LogError(FacilitatorError):
     """An event log cannot be read or resumed."""
+
+
+class DecksChangedError(LogError):
+    """The log is sound, but its game's decks (content) changed since it started: it can
+    be resumed once the decks are put back, so it is never set aside for this."""
 
 
 class WriteError(FacilitatorError):

@@ -144,6 +144,21 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+#: Unicode categories no one types or says in a command: control characters, surrogates
+#: (bytes that were not UTF-8), private use, unassigned
+_NOT_TEXT = frozenset({"Cc", "Cs", "Co", "Cn"})
+#: a line that folds to one character must be that character alone (a typed tile letter
+#: "b" or "b."), never one letter left standing in garbage ("#b", "\ufffdb\ufffd")
+_LONE_CHARACTER = re.compile(r"\s*\w\s*[.!?]?\s*")
+
+
+def is_text(text: str) -> bool:
+    """Whether ``text`` is something a person typed: no controls (but tab), no U+FFFD
+    (what stdin's undecodable bytes become), no surrogates, private-use or unassigned characters."""
+    return all(ch == "\t" or (ch != "\ufffd" and unicodedata.category(ch) not in _NOT_TEXT)
+               for ch in text)
+
+
 class Grammar:
     """The merged grammar of one game: parse, render, export."""
 
@@ -224,7 +239,7 @@ class Grammar:
         what can be spoken (what a recognizer can return).
         """
         norm = normalize(text)
-        if not norm:
+        if not norm or not is_text(text) or (len(norm) == 1 and not _LONE_CHARACTER.fullmatch(text)):
             return NotRecognized(text)
         allowed = set(intents) if intents is not None else None
         for form, regex, groups in self._compiled(lists, typed):

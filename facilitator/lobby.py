@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import FacilitatorError, InUseError, LogError, OptionsError, WriteError
+from .errors import DecksChangedError, FacilitatorError, InUseError, LogError, OptionsError, WriteError
 from .games import find_game
 from .command import Command, NotRecognized, RuntimeLists
 from .grammar import load_grammar
@@ -271,6 +271,9 @@ class Lobby:
         except (InUseError, WriteError) as exc:   # kept for later: another copy has it, or the disk failed
             self.warn(str(exc))
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(self.spoken(offer.game)))])
+        except DecksChangedError as exc:   # the log is sound: still offered, here and after a restart
+            self.warn(str(exc))
+            return self._say(reply, [self.phrases.say("lobby-decks-changed", game=self.spoken(offer.game))])
         except LogError as exc:
             self.warn(str(exc))
             self.store.put_aside(offer.log)

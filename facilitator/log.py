@@ -195,6 +195,7 @@ class EventLog:
         self.next_seq = next_seq
         self._chain = chain          # None: an old log without batches
         self._file: IO[bytes] | None = None
+        self._identity: tuple[int, int] | None = None   # (device, inode) of the file opened
         self.lock: Any = None
         if path is not None:
             check_regular(path, "log")
@@ -202,7 +203,7 @@ class EventLog:
             try:
                 if path.parent and not path.parent.exists():
                     path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(path, "ab")
+                self._file = open(path, "a+b")   # readable: a log taken away mid-game is copied back
             except OSError as exc:
                 raise WriteError(f"cannot write the log {str(path)!r}: {exc.strerror}") from None
             from .locks import lock_log
@@ -213,6 +214,8 @@ class EventLog:
                 self._file.close()
                 self._file = None
                 raise
+            opened = os.fstat(self._file.fileno())
+            self._identity = (opened.st_dev, opened.st_ino)
             if new:
                 fsync_directory(path.parent)
 
@@ -267,7 +270,36 @@ class EventLog:
         _write_all(self._file, b"".join(data), self.path)
         self._chain = chain
         self.next_seq += len(lines)
+        self._check_still_there()
         return lines
+
+    def _check_still_there(self) -> None:
+        """``WriteError`` when the file written is no longer the log at ``path`` (removed,
+        renamed, replaced, its file system unmounted): what was fsynced would exist on no
+        log a resume can find, so nothing more may be announced.  Everything written is
+        first put back at ``path`` when nothing is there (else beside it, ``.rescued``)."""
+        assert self._file is not None and self.path is not None
+        fd = self._file.fileno()
+        mine = os.fstat(fd)
+        try:
+            there = os.stat(self.path)
+            same = (there.st_dev, there.st_ino) == self._identity
+        except OSError:
+            there, same = None, False
+        if same and mine.st_nlink > 0:
+            return
+        name = repr(str(self.path))
+        what = "was removed" if there is None else "was replaced by another file"
+        target = self.path if there is None else _free_name(self.path.with_name(self.path.name + ".rescued"))
+        try:
+            _copy_out(fd, mine.st_size, target)
+        except OSError as exc:
+            raise WriteError(f"the log {name} {what} during the game: stopped before announcing; "
+                             f"its events cannot be written back to {str(target)!r} "
+                             f"({exc.strerror or exc})") from None
+        resume = f"--resume {target}" if target == self.path else f"put {str(target)!r} back as the log"
+        raise WriteError(f"the log {name} {what} during the game: stopped before announcing; "
+                         f"everything logged is written back to {str(target)!r} ({resume} to go on)")
 
     def discard(self) -> None:
         """Empty the file (it held only a torn opening batch: no game)."""
@@ -309,6 +341,37 @@ def _write_all(f: IO[bytes], data: bytes, path: Path | None) -> None:
         except OSError:
             pass        # reading drops the short batch anyway
         raise WriteError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path-2``, ``path-3``... the first that does not exist."""
+    n, candidate = 2, path
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}-{n}"), n + 1
+    return candidate
+
+
+def _copy_out(fd: int, size: int, target: Path) -> None:
+    """Write the first ``size`` bytes of the open file ``fd`` to a new file ``target``."""
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    done = False
+    try:
+        offset = 0
+        while offset < size:
+            chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view):]
+            offset += len(chunk)
+        os.fsync(out)
+        done = True
+    finally:
+        os.close(out)
+        if not done:
+            target.unlink(missing_ok=True)
+    fsync_directory(target.parent)
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:

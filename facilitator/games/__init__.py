@@ -54,6 +54,16 @@ class Referee(Generic[S]):
         Whatever is added is logged in ``game-started``, so replay needs no table data."""
         return options
 
+    #: whether ``with_table`` needs the table's document before each decision
+    keeps_table: bool = False
+
+    def with_table(self, state: S, table: Mapping[str, Any]) -> S:
+        """The state with the table's document as it is now, read just before each decision:
+        another game at the same table may have changed it since this one started (a record
+        beaten, packets played).  Whatever a decision takes from it is logged in its events,
+        so replay still needs no table data."""
+        return state
+
     def table_update(self, table: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
         """The table's document after ``events`` (None: unchanged).  Must be idempotent:
         a resumed game may apply the same events to the document again."""

@@ -6,10 +6,13 @@ mixed with white noise or babble at measured SNR by the benchmark's own mixer.
 They go through ``recognize_files``, the path of ``facilitator recognize`` (the
 whole game grammar), on the default recognizer.
 
-The pins are the counts measured when the set was made (see
-benchmarks/RESULTS.md); a change that loses a right command, adds a wrong one or
-lets more chatter through fails here.  When a change improves them, raise the
-pins in the same commit.
+The pins say what must never get worse, with a margin of about one clip in eight
+below the counts measured (benchmarks/RESULTS.md, "Golden clips across CPU
+kernels"), so that a build of pocketsphinx for another CPU (a Raspberry Pi's
+aarch64 wheel) or a version in the lock that moves a clip near the edge does not
+decide a pin; each condition's pin rests on 12 to 16 clips.  A change that loses
+commands, adds wrong ones or lets more chatter through fails here.  When a change
+improves them, raise the pins (and the figures) in the same commit.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ HERE = Path(__file__).resolve().parent
 SPEC = tomllib.loads((HERE / "golden.toml").read_text(encoding="utf-8"))["clip"]
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 
-#: at least this many commands right, per noise condition (out of the count in brackets)
-MIN_RIGHT = {"clean": 12, "white-20": 4, "babble-20": 1, "babble-10": 1}   # of 12, 4, 4, 4
-#: at most this many commands heard as another command, over the whole set
-MAX_WRONG = 1
-#: at most this many (chatter clip, game grammar) pairs heard as a command
-MAX_CHATTER_ACCEPTED = 9   # of 10 clips x 4 games = 40
+#: the noise conditions of the set's commands (babble-10: 4 clips, for the wrong and chatter pins)
+NOISES = {"clean", "white-20", "babble-20", "babble-10"}
+#: at least this many commands right, per noise condition (of 12, 16, 16; measured 12, 14, 8).
+#: babble-10 (measured 1 of 4) is left out: with a margin its pin would be 0, which cannot fail
+MIN_RIGHT = {"clean": 11, "white-20": 12, "babble-20": 6}
+#: at most this many commands heard as another command, over the whole set (measured 6 of 48)
+MAX_WRONG = 8
+#: at most this many (chatter clip, game grammar) pairs heard as a command (measured 9)
+MAX_CHATTER_ACCEPTED = 11   # of 10 clips x 4 games = 40
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +58,9 @@ def _commands(noise: str) -> list[dict[str, object]]:
 
 def test_the_set_covers_every_game_noise_and_chatter() -> None:
     assert {c["game"] for c in SPEC if c["want"]} == set(GAMES)
-    assert {c["noise"] for c in SPEC if c["want"]} == set(MIN_RIGHT)
+    assert {c["noise"] for c in SPEC if c["want"]} == NOISES
+    # no pin rests on a handful of clips
+    assert all(len(_commands(noise)) >= 12 for noise in MIN_RIGHT)
     assert sum(1 for c in SPEC if not c["want"]) >= 8
     assert all((HERE / "clips" / str(c["file"])).is_file() for c in SPEC)
 

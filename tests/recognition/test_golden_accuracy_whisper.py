@@ -3,7 +3,17 @@
 The clips and the path are those of ``test_golden_accuracy.py`` (``recognize_files``,
 the whole game grammar); the recognizer is ``HybridRecognizer`` (both engines),
 what ``facilitator recognize`` and play use when the ``whisper`` extra is installed.
-Raise the pins when a change improves them; see benchmarks/RESULTS.md.
+
+The pins hold on any CPU and any version in the lock: CTranslate2 picks its kernels
+by CPU (AVX-512 on Intel, AVX2 on AMD, NEON on a Raspberry Pi), and those move a
+clip or two near the edge.  Each pin is the lowest count measured over the kernels
+(``CT2_FORCE_CPU_ISA`` GENERIC, AVX, AVX2, AVX512) and thread counts (1, 2, 4)
+less a margin of about one clip in eight, on 12 to 16 clips per condition, so
+that no single clip decides.  The exact counts per kernel are in
+benchmarks/RESULTS.md ("Golden clips across CPU kernels"); raise the pins there
+and here when a change improves every kernel's count.  Whisper runs with two
+intra-op threads (``WhisperRecognizer(threads=2)``, the product's setting); the
+counts did not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -21,12 +31,15 @@ GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 def _commands(noise: str) -> list[dict[str, object]]:
     return [c for c in SPEC if c["want"] and c["noise"] == noise]
 
-#: at least this many commands right, per noise condition (of 12, 4, 4); measured when pinned.
-#: babble-10 (4 clips) is left out: both engines got none of them right (pocketsphinx alone gets
-#: 1), and a pin of 0 could not fail; its clips still count for the wrong and chatter pins
-MIN_RIGHT = {"clean": 11, "white-20": 4, "babble-20": 3}
-MAX_WRONG = 0
-MAX_CHATTER_ACCEPTED = 1   # of 10 clips x 4 games = 40
+#: at least this many commands right, per noise condition (of 12, 16, 16); lowest measured
+#: over the kernels and thread counts 11 (AVX), 14, 15 (benchmarks/RESULTS.md).  babble-10 (4 clips) is left out:
+#: both engines got none of them right, and a pin of 0 could not fail; its clips still
+#: count for the wrong and chatter pins
+MIN_RIGHT = {"clean": 10, "white-20": 12, "babble-20": 13}
+#: commands heard as another command, of 48 (measured: 0 on every kernel)
+MAX_WRONG = 1
+#: (chatter clip, game grammar) pairs heard as a command, of 10 clips x 4 games = 40 (measured: 1)
+MAX_CHATTER_ACCEPTED = 3
 
 
 @pytest.fixture(scope="module")

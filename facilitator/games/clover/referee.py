@@ -164,6 +164,15 @@ class Clover(Referee[State]):
         }
         return out
 
+    keeps_table = True
+
+    def with_table(self, state: State, table: Mapping[str, Any]) -> State:
+        """The record as the table holds it now: a game played to its end meanwhile (games
+        interleaved at one table) may have set it.  ``game-ended`` logs what was used."""
+        if state.phase == OVER:
+            return state
+        return replace(state, previous_record=legends.best(table, state.players, state.extra))
+
     def table_update(
         self, table: Mapping[str, Any], events: Sequence[Event]
     ) -> dict[str, Any] | None:

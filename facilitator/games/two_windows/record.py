@@ -6,6 +6,11 @@ the record logs its ``cycle`` and the packets still unplayed in ``game-started``
 cycle with all 18 (and says so).  A packet counts as played when its round starts
 (a replaced packet too: its reports were dealt).  ``--packets`` and ``--practice``
 games leave the record alone: their events carry no cycle.
+
+The record is read again before each decision of a record game: the packet of
+each later round is the one planned at the start unless another game at the same
+table has played it meanwhile (games interleaved on one data directory), then an
+unplayed one is drawn, as for ``replace packet``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,13 @@ def choose_from_record(document: Mapping[str, Any]) -> dict[str, Any]:
     if restarted:
         cycle, unplayed = cycle + 1, list(ALL_PACKETS)
     return {"cycle": cycle, "unplayed": unplayed, "restarted": restarted}
+
+
+def current_record(document: Mapping[str, Any]) -> tuple[int, tuple[int, ...]]:
+    """The record's cycle and its unplayed packets now (read again before each decision,
+    since another game at the same table may have played some meanwhile)."""
+    played = set(_played(document))
+    return _cycle(document), tuple(p for p in ALL_PACKETS if p not in played)
 
 
 def updated_record(document: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:

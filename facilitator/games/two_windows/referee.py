@@ -33,7 +33,7 @@ from .. import Referee
 from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
 from .names import match_name
 from .reading import read_catalogue, read_entry, which_entries
-from .record import ALL_PACKETS, choose_from_record, updated_record
+from .record import ALL_PACKETS, choose_from_record, current_record, updated_record
 from .scoring import points_for
 from .teams import ROUNDS, TEAMS, lineup, members, team_of
 
@@ -137,6 +137,18 @@ class TwoWindows(Referee[State]):
         if options.get("practice") or options.get("packets") is not None:
             return options
         return {**options, "record": choose_from_record(table)}
+
+    keeps_table = True
+
+    def with_table(self, state: State, table: Mapping[str, Any]) -> State:
+        """A record game's spares and cycle as the table's record holds them now: another
+        game at the same table may have played packets (or started the record over) since
+        this one began.  The packets then chosen are logged in ``round-started`` and
+        ``packet-replaced``."""
+        if state.cycle is None or state.over:
+            return state
+        cycle, unplayed = current_record(table)
+        return replace(state, cycle=cycle, spares=unplayed)
 
     def table_update(self, table: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
         return updated_record(table, events)
@@ -280,8 +292,18 @@ class TwoWindows(Referee[State]):
         if state.round >= state.rounds:
             events.append(Event("game-ended", {"points": state.points + points, "possible": state.possible}))
         else:
-            events += self._start_round(state, state.round + 1, state.packets[state.round])
+            events += self._start_round(state, state.round + 1, self._next_packet(state, rng))
         return events
+
+    def _next_packet(self, state: State, rng: random.Random) -> int:
+        """The packet set out for the next round; in a record game, if another game at this
+        table has played it meanwhile, an unplayed one instead (as ``replace packet`` draws)."""
+        planned = state.packets[state.round]
+        if state.cycle is None or planned in state.spares:
+            return planned
+        taken = set(state.used) | set(state.packets)
+        pool = [p for p in state.spares if p not in taken] or [p for p in ALL_PACKETS if p not in taken]
+        return rng.choice(pool) if pool else planned
 
     def _replace(self, state: State, rng: random.Random) -> list[Event]:
         if state.practice:
