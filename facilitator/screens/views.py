@@ -74,7 +74,7 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
     with hub.lock:
         referee, state = session.referee, session.state
         audiences = referee.seat_audiences(state, number)
-        lines = hub.private_for(audiences)[-SHOWN_MESSAGES:]
+        lines = hub.private_for(number)[-SHOWN_MESSAGES:]
         return {
             "game": referee.name, "seat": number, "name": state.names[number - 1],
             "version": hub.version, "panels": screen_for(referee).seat_panels(state, audiences),
