@@ -280,7 +280,7 @@ class SharedSession:
 
     @property
     def over(self) -> bool:
-        return self._session.over
+        return bool(self._session.over)
 
     def attach_loop(self, loop: Any) -> None:
         """Voice play: clicked commands go through ``loop.submit_text`` from now on."""

@@ -147,7 +147,18 @@ def test_release_frees_the_seat_for_another_device(compass):
     first = joined(compass, 1)
     table = client(compass)
     table.get(f"/table/{compass.seats.table_key}")
-    assert table.post("/table-release/1").status_code == 303
+    # one tap only asks, and says what the seat's next holder would see (seat 1 keeps leg 1)
+    asked = table.post("/table-release/1", headers=JSON).json()
+    assert asked["accepted"] is None and "Release seat 1?" in asked["confirm"]
+    assert "route and the marks" in asked["confirm"]
+    assert compass.seats.holds(1, first.cookies.get(cookie_name(1)))
+    free = table.post("/table-release/2", headers=JSON)          # seat 2 is not held: nothing to ask
+    assert free.status_code == 409
+    joined(compass, 2)
+    assert "nothing hidden" in table.post("/table-release/2", headers=JSON).json()["confirm"]
+    page = table.post("/table-release/1")                         # without the page's script: a page asks
+    assert page.status_code == 200 and 'name="confirm" value="yes"' in page.text
+    assert table.post("/table-release/1", data={"confirm": "yes"}).status_code == 303
     assert first.get("/seat/1").status_code == 403            # the old device lost it
     second = joined(compass, 1)                                # the seat's new link works, once
     assert "E S N W" in second.get("/seat/1").text

@@ -87,7 +87,9 @@ def test_clues_then_board_by_touch(start_server, device):
             f"{card}: {' · '.join(board[slot])}")
     screenshot(table, "table-clover-board")
     assert accessibility_problems(table) == []
-    table.click("#do-commit")
+    table.click("#do-commit")                     # it cannot be taken back: asked first, like by voice
+    expect(table.locator("form.control .ask .question")).to_contain_text("Commit the board?")
+    table.locator(".ask button.yes").click()
     expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
     expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")
     expect(table.locator(".scores")).to_contain_text("Player 1")

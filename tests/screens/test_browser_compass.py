@@ -27,7 +27,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
                           options={"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]})
     table = device(width=1280, height=900)
     table.goto(server.table_url)
-    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator("h1")).to_contain_text("Compass Code")
     expect(table.locator(".seat-card")).to_have_count(3)
     expect(table.locator(".seat-card .qr svg")).to_have_count(3)               # a QR code a seat
     expect(table.locator(".seat-card .short")).to_have_count(3)                # and a short code
@@ -47,6 +47,14 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(keeper.locator("table.marks tr.pending .mark .sr-only")).to_have_text("clockwise, clockwise, neither, anchor")
     expect(keeper.locator(".route .sr-only")).to_have_text("east, south, north, west")
     expect(keeper.locator("#region-prompt")).to_contain_text("totals")
+    # "restart the leg" discards the leg's guesses: a tap only asks, and No keeps the leg
+    logged = server.hub.session.log.path.read_text(encoding="utf-8")
+    captain.click("#do-restart-leg")
+    expect(captain.locator("form.control .ask .question")).to_contain_text("Restart the leg?")
+    expect(captain.locator(".ask button.no")).to_be_focused()
+    captain.locator(".ask button.no").click()
+    expect(captain.locator("form.control .feedback").filter(has_text="Kept as it was")).to_have_count(1)
+    assert server.hub.session.log.path.read_text(encoding="utf-8") == logged
     expect(table.locator(".said")).to_contain_text("Guess 1 is north east south west")
 
     keeper.select_option("#feedback-anchors", "0")
