@@ -6,7 +6,7 @@
 (function () {
   const last = {};
   let picked = null;
-  const action = () => (document.body.classList.contains("table") ? "/table-command" : null);
+  const action = () => document.body.dataset.action || null;
 
   function focusKey() {
     const el = document.activeElement;
