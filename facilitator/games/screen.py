@@ -22,6 +22,17 @@ Panels are plain dicts (``{"kind": ...}``) the screens' templates know:
   ({"label", "text"}), slots ({"id", "label", "card", "face", "locked"}), pool
   ({"card", "face"}), ``place`` / ``turn`` (the control ids it posts to)
 
+* ``square``: four cards in a square, a word on each edge of the square (``edges``:
+  top/right/bottom/left) and four words on each card's edges (``slots``: id, pos,
+  label, card, words, locked); ``pool`` (cards beside it) or None; ``place`` /
+  ``turn`` make it a board played by touch (the control ids it posts to)
+* ``chain``: items ({"role": start/tile/checkpoint/end/empty, "label", "text" or
+  "words" and "say", "open", "id"}) drawn in a row with arrows; the open one marked
+* ``tiles``: items ({"label", "words", "say"}): two-word tiles in a row
+* ``rose``: the four directions (points: {"at": N/E/S/W, "label", "mark"}), caption
+* ``columns``: items ({"heading", "items"}) side by side, empty (shown for none)
+* ``details``: summary, table (as ``table``): folded away, a tap to open
+
 A ``Term`` is a string, or ``{"text": shown, "say": words}`` when what is shown
 (letters: "E S N W") is not what a screen reader should say ("east, south, north, west").
 """

@@ -5,7 +5,7 @@ played by touch (pick a card, tap a slot, turn it) and committed."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import accessibility_problems, screenshot
+from screens.screen_support import accessibility_problems, board_shot, screenshot
 
 from facilitator.games.clover.board import SLOTS, turns_between
 
@@ -130,8 +130,10 @@ def test_clues_then_board_by_touch(start_server, device):
         for edge, word in zip(EDGES, board[slot]):
             expect(table.locator(f"#slot-{slot.value} .w-{edge}")).to_have_text(word)
     screenshot(table, "table-clover-board")
+    board_shot(table, "#board", "clover-table")
     assert accessibility_problems(table) == []
     screenshot(phone, "seat-clover-guessers")
+    board_shot(phone, "#region-view", "clover-seat")
     table.click("#do-commit")                     # it cannot be taken back: asked first, like by voice
     expect(table.locator("form.control .ask .question")).to_contain_text("Commit the board?")
     table.locator(".ask button.yes").click()

@@ -6,7 +6,7 @@ again), and the keeper's screen moves with the leg."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import WAIT_MS, accessibility_problems, screenshot
+from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -60,8 +60,12 @@ def test_compass_leg_with_human_keeper(start_server, device):
     history = table.locator("table.history tbody tr")
     expect(history).to_have_count(1)
     expect(history.first).to_have_class("pending")
-    marks = table.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('.compass .badge-text'),
-        (t) => [t.textContent, [t.getAttribute('x'), t.getAttribute('y')].map(Number)]))""")
+    marks = table.evaluate("""() => {
+        const face = document.querySelector('.rose-face').getBoundingClientRect();
+        const cx = face.left + face.width / 2, cy = face.top + face.height / 2;
+        return Object.fromEntries(Array.from(document.querySelectorAll('.rose-face .badge'), (b) => {
+            const r = b.getBoundingClientRect();
+            return [b.dataset.mark, [r.left + r.width / 2 - cx, r.top + r.height / 2 - cy]]; })); }""")
     assert marks["1"][1] < 0 and marks["3"][1] > 0                    # N E S W: 1 at the north, 3 at the south
     assert marks["2"][0] > 0 and marks["4"][0] < 0                    # 2 at the east, 4 at the west
     expect(table.locator(".candidates")).to_contain_text("Routes still possible: 24")
@@ -88,6 +92,8 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(keeper.locator(".alert")).to_have_count(0)
     expect(keeper.locator("table.marks tbody tr").first.locator(".mark [aria-hidden=true]")).to_have_text("C C – A")
     screenshot(captain, "seat-compass-captain")
+    board_shot(table, "#board", "compass-table")
+    board_shot(keeper, "#region-view", "compass-seat")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
     third = join(device, table, 3)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 import pytest
-from screens.screen_support import accessibility_problems, screenshot
+from screens.screen_support import accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -72,6 +72,7 @@ def test_a_whole_game_by_buttons(start_server, device):
     for before, after in pairwise(boxes):
         assert after > before                              # reading order: along the row, then down
     screenshot(table, "table-lantern")
+    board_shot(table, "#board", "lantern-table")
     assert accessibility_problems(table) == []
 
     # everyone passes: the player asked sees the question and the two buttons
@@ -83,6 +84,7 @@ def test_a_whole_game_by_buttons(start_server, device):
     expect(asked.locator("#do-rewind")).to_be_visible()
     expect(asked.locator("#do-finish")).to_be_visible()
     screenshot(asked, "seat-lantern-rewind-or-finish")
+    board_shot(asked, "main", "lantern-seat")
     asked.click("#do-finish")
     expect(asked.locator(".ask .question")).to_contain_text("Finish the route?")
     asked.locator(".ask button.yes").click()

@@ -5,7 +5,7 @@ example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 poi
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import accessibility_problems, screenshot
+from screens.screen_support import accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -56,6 +56,8 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     catalogue.locator("summary").click()
     expect(catalogue.locator("table")).to_be_visible()
     expect(catalogue.locator("tbody tr", has_text="Brook")).to_contain_text("round")
+    board_shot(table, "#board", "two-windows-table")
+    board_shot(decoder, "#region-view", "two-windows-seat")
     expect(holder_b.locator("#region-view")).to_contain_text("Revealed")
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
     screenshot(holder_b, "seat-two-windows-reveal")

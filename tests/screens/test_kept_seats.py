@@ -8,13 +8,13 @@ import json
 import re
 
 import httpx
+from support import run_cli
 
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.screens.seats import STORE_NAME, Seats, cookie_name
 from facilitator.screens.server import store_for
 from facilitator.session import Session
 from facilitator.table_data import TableData
-from support import run_cli
 
 ROUTES = {"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]}
 

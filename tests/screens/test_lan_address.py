@@ -53,12 +53,12 @@ def test_every_qr_code_on_a_lan_table_screen_opened_at_loopback_links_to_the_lan
         screens.base_url = f"http://{host}:8769"
         with TestClient(screens.app, base_url="http://127.0.0.1:8769") as client:
             page = client.get(f"/table/{seats.table_key}").text
-        cards = re.findall(r'<li class="seat-card">(.*?)</li>', page, re.S)
+        cards = re.findall(r'<li class="seat-card">(.*?)</li>', page, re.DOTALL)
         assert len(cards) == 3
         for card in cards:
             link = unescape(re.search(r'class="join-link"[^>]*>([^<]+)</a>', card).group(1))
             assert not loopback(urlsplit(link).hostname) and urlsplit(link).hostname == host
-            svg = re.search(r'<div class="qr"[^>]*>(.*?)</div>', card, re.S).group(1)
+            svg = re.search(r'<div class="qr"[^>]*>(.*?)</div>', card, re.DOTALL).group(1)
             assert svg == qr_svg(link)                              # the QR code encodes exactly that link
             assert svg != qr_svg(link.replace(host, "127.0.0.1"))
     finally:

@@ -88,7 +88,7 @@ class CompassScreen(GameScreen):
             rows.append({"mark": True, "cells": [f"{number} ⟵", self.route_term(state.pending), wait, wait]})
         out: list[Panel] = [
             {"kind": "heading", "text": self.word("words", "board-heading", leg=state.leg, legs=LEGS)},
-            {"kind": "compass", "caption": caption, "points": points,
+            {"kind": "rose", "cls": "compass", "caption": caption, "points": points,
              "note": self.word("words", "compass-note") if last else ""},
             {"kind": "table", "cls": "history", "caption": self.word("words", "history-caption"),
              "head": [self.word("words", "guess"), self.word("words", "route"), self.word("controls", "anchors"),

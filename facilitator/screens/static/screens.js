@@ -52,10 +52,14 @@
       const ask = f.querySelector("[data-ask]");
       if ((spot && spot.textContent) || ask) replies[formKey(f)] = { text: spot ? spot.textContent : "", ask: ask };
     });
+    // a folded part the reader opened (the questions, the catalogue) stays open
+    const opened = Array.from(region.querySelectorAll("details"), (d) => d.open);
     const scrolls = {};
     region.querySelectorAll(".scroller[id]").forEach((b) => { scrolls[b.id] = b.scrollTop; });
     region.innerHTML = html;
     region.querySelectorAll("input[id]").forEach((i) => { if (typed[i.id]) i.value = typed[i.id]; });
+    const folds = region.querySelectorAll("details");
+    if (folds.length === opened.length) folds.forEach((d, i) => { d.open = opened[i]; });
     for (const [key, kept] of Object.entries(replies)) {
       const f = formByKey(key);
       if (!f) { if (kept.text) pageFeedback(kept.text); continue; }
