@@ -141,3 +141,31 @@ def test_a_resumed_game_shows_what_was_announced_before(tmp_path, made):
         assert late.announcements.index(guess) < len(late.announcements) - len(reply.public)
     finally:
         session.log.close()
+
+
+def test_two_windows_messages_stay_with_the_round_s_informants(tmp_path):
+    """Report A changes hands each round: round 1's "Your slip is locked" stays with the
+    seat that held report A then, never the seat holding it next."""
+    session, opening = Session.start("two-windows", players=3, seed=2, log_path=tmp_path / "tw.jsonl")
+    try:
+        hub = Hub(session, opening, Seats(3))
+        referee = session.referee
+        first = {h: next(s for s in (1, 2, 3) if h in referee.seat_audiences(session.state, s)) for h in "ab"}
+        fact = referee.private_view(session.state, "a")["facts"][0]
+        assert hub.submit(f"a sends {fact}").accepted
+        assert hub.submit(f"b sends {referee.private_view(session.state, 'b')['facts'][0]}").accepted
+        names = referee.deck(False).names
+        for name in names:                                  # answer until the round ends
+            if session.state.round != 1:
+                break
+            hub.submit(f"final {name}")
+            if session.state.round == 1 and "more" in referee.legal_intents(session.state):
+                hub.submit("more")
+        assert session.state.round == 2
+        now = next(s for s in (1, 2, 3) if "a" in referee.seat_audiences(session.state, s))
+        assert now != first["a"]
+        locked = [line for line in hub.private_for(first["a"]) if fact in line.text and line.type == "fact-locked"]
+        assert locked, [line.text for line in hub.private_for(first["a"])]
+        assert not any(line.type == "fact-locked" and line.seq == locked[0].seq for line in hub.private_for(now))
+    finally:
+        session.log.close()
