@@ -141,3 +141,22 @@ def test_clues_then_board_by_touch(start_server, device):
     expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")
     expect(table.locator(".scores")).to_contain_text("Player 1")
     screenshot(table, "table-clover")
+    # a new board: the table's square now carries the next spectator's clues, and the
+    # phones show it too; the last two resolutions are played as typed lines
+    expect(table.locator(".clover .slot .num")).to_have_count(0)              # nothing placed yet
+    for _ in range(2):
+        state = server.hub.session.state
+        board = state.boards[state.spectator]
+        for slot in SLOTS:
+            layout = server.hub.session.state.layout
+            card, turns = next((k, turns_between(layout.words(k), board[slot]))
+                               for k in range(1, len(layout.cards) + 1)
+                               if layout.slot_of(k) is None and turns_between(layout.words(k), board[slot]) is not None)
+            assert server.hub.submit(f"place {card} {slot.value}").accepted
+            for _ in range(turns):
+                assert server.hub.submit(f"turn {card}").accepted
+        assert server.hub.submit("commit").accepted
+        expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
+    expect(table.locator(".said")).to_contain_text("The game is over")
+    expect(table.locator(".clover")).to_have_count(0)                         # no board after the game
+    expect(table.locator(".legends")).not_to_contain_text("No record yet")   # the table's record is set
