@@ -277,7 +277,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         shown = False
         if screens is not None:   # back into the game a crash interrupted, if any
             screens.show(lobby, opening)
-            opening = opening + screens.back_into(lobby)
+            opening = screens.back_into(lobby) or opening   # resumed: not "say resume" first
             shown = True
         while True:
             if screens is not None and not shown:

@@ -54,15 +54,23 @@ class TableScreens:
         through (the shared session, behind the hub's lock).  The game being played is
         noted in the data directory (see ``back_into``)."""
         log = getattr(taker, "log", None)
+        if taker is self.lobby and self.resuming():
+            public = ()     # "Say resume or new game" would be answered at once by "Resuming"
         self.lobby.store.mark_playing(log.path if log is not None else None)
         self.hub.switch(taker, public)
         return self.hub.shared
 
+    def resuming(self) -> bool:
+        """Is the service about to go back into the game it was playing when it stopped?"""
+        offer = self.lobby.offer
+        return self.was_playing is not None and offer is not None and offer.log.name == self.was_playing
+
     def back_into(self, lobby: Lobby) -> list[str]:
         """After a crash or a power cut mid-game, go back into that game at once (the open
         pages then show the game they showed): its resumed opening, or nothing."""
-        playing, self.was_playing = self.was_playing, None
-        if playing is None or lobby.offer is None or lobby.offer.log.name != playing:
+        going_back = self.resuming()
+        self.was_playing = None
+        if not going_back:
             return []
         reply = self.hub.shared.handle("resume")
         return list(reply.public) if lobby.over else []
@@ -136,7 +144,7 @@ def run_text(lobby: Lobby, screens: TableScreens, stream: IO[bytes], out: IO[str
                 session = lobby.take()
                 screens.show(session)
             try:
-                finished = play_until(lambda: session.over or hub.quit_requested)
+                finished = play_until(lambda s=session: s.over or hub.quit_requested)
             finally:
                 session.log.close()
             if not finished:

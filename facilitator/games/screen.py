@@ -22,6 +22,17 @@ Panels are plain dicts (``{"kind": ...}``) the screens' templates know:
   ({"label", "text"}), slots ({"id", "label", "card", "face", "locked"}), pool
   ({"card", "face"}), ``place`` / ``turn`` (the control ids it posts to)
 
+* ``square``: four cards in a square, a word on each edge of the square (``edges``:
+  top/right/bottom/left) and four words on each card's edges (``slots``: id, pos,
+  label, card, words, locked); ``pool`` (cards beside it) or None; ``place`` /
+  ``turn`` make it a board played by touch (the control ids it posts to)
+* ``chain``: items ({"role": start/tile/checkpoint/end/empty, "label", "text" or
+  "words" and "say", "open", "id"}) drawn in a row with arrows; the open one marked
+* ``tiles``: items ({"label", "words", "say"}): two-word tiles in a row
+* ``rose``: the four directions (points: {"at": N/E/S/W, "label", "mark"}), caption
+* ``columns``: items ({"heading", "items"}) side by side, empty (shown for none)
+* ``details``: summary, table (as ``table``): folded away, a tap to open
+
 A ``Term`` is a string, or ``{"text": shown, "say": words}`` when what is shown
 (letters: "E S N W") is not what a screen reader should say ("east, south, north, west").
 """
@@ -130,6 +141,11 @@ class GameScreen:
         text = self.labels().get(section, {}).get(key, default if default is not None else key)
         return text.format(**fields) if fields else text
 
+    def title(self) -> str:
+        """The game's name as a heading shows it ("Compass Code", never its slug)."""
+        slug = str(getattr(self.referee, "name", ""))
+        return self.word("words", "title", " ".join(w.capitalize() for w in slug.split("-")))
+
     def control_label(self, intent: str, output: str) -> str:
         """A derived button's words: the game's label for the intent, else the command."""
         return self.word("controls", intent, output[:1].upper() + output[1:])
@@ -171,6 +187,28 @@ class GameScreen:
     def table_panels(self, state: Any) -> list[Panel]:
         """Public things the table screen shows besides the status and the scores."""
         return []
+
+    def confirmation(self, intent: str) -> str | None:
+        """The question a click of ``intent`` is asked before it is sent, for a move that
+        discards progress (the game's ``[confirm]`` words); None: sent at once."""
+        return self.labels().get("confirm", {}).get(intent)
+
+    def release_sees(self, state: Any, seat: int) -> str | None:
+        """What the next device holding ``seat`` would see that is hidden now (said when
+        the table releases it): the game's ``release-<audience>`` words for each private
+        audience the seat reads with something in it ("" when the game names none);
+        None when the seat holds nothing hidden."""
+        seen: list[str] = []
+        hidden = False
+        for audience in sorted(self.referee.seat_audiences(state, seat), key=str):
+            if not self.referee.private_view(state, audience):
+                continue
+            hidden = True
+            key = "release-seat" if isinstance(audience, int) else f"release-{audience}"
+            said = self.word("words", key, "")
+            if said:
+                seen.append(said)
+        return " and ".join(dict.fromkeys(seen)) if hidden else None
 
     def judge(self, events: list[Event]) -> tuple[str, list[Event]]:
         """A checked field: ``refused``, ``noted`` or ``ok`` for the events sending it

@@ -8,8 +8,16 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
-* ``POST /table-release/{n}`` frees a seat (a new link for it; 404 for no such seat);
-  ``POST /table-command`` makes the moves a game makes from the table screen.
+* ``POST /table-release/{n}`` frees a seat (a new link for it; 404 for no such seat)
+  once confirmed: without ``confirm=yes`` it answers the question to ask, which says
+  what the seat's next holder will see; ``POST /table-command`` makes the moves a
+  game makes from the table screen.  A control that discards progress (the game's
+  ``[confirm]`` words) is confirmed the same way.
+
+No request waits on another's work: everything that takes the session's lock or
+renders runs in a worker thread, never on the event loop (a static file or a page
+is served while a slow clue check runs).  Seat and table cookies last for the
+evening (``COOKIE_SECONDS``) or until the seat is released.
 
 Every request passes ``guard``'s checks first: bodies are limited before they are
 read, and a state-changing request from another origin's page is refused.  Wrong
@@ -21,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -37,18 +45,24 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..events import Event
+from ..games.screen import screen_for
 from . import controls as ctl
-from .guard import BodyLimit, CodeTries, SameOrigin
+from .guard import BodyLimit, CodeTries, HostCheck, SameOrigin
 from .hub import Hub
 from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game, waiting_seat_view
 from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .views import labels, seat_view, table_view
 
+_T = TypeVar("_T")
+
 #: how often a live stream looks for changes, and sends a keep-alive comment
 POLL_SECONDS = 0.1
 KEEPALIVE_SECONDS = 15.0
 MAX_FORM_BYTES = 4096
+#: how long a seat's (or the table's) cookie lasts: an evening of play
+COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
                 "messages": "seat_messages.html", "said": "said.html"}
@@ -89,7 +103,9 @@ class Screens:
             Route("/seat/{seat:int}/check", self.check),
             Mount("/static", static, name="static"),
         ])
-        self.app = BodyLimit(SameOrigin(self.routes))
+        #: the host names requests may carry (the server sets them); None: any
+        self.allowed_hosts: set[str] | None = None
+        self.app = HostCheck(BodyLimit(SameOrigin(self.routes)), lambda: self.allowed_hosts)
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
@@ -127,9 +143,12 @@ class Screens:
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
-        with self.hub.lock:
-            template = "lobby_table.html" if is_lobby(self.hub) else "table.html"
-            return self.render(template, **self._table_context(request))
+
+        def page() -> Response:
+            with self.hub.lock:
+                template = "lobby_table.html" if is_lobby(self.hub) else "table.html"
+                return self.render(template, **self._table_context(request))
+        return await _off(page)
 
     async def table_events(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -146,26 +165,59 @@ class Screens:
         if not self._is_table(request):
             return self.refused("refused-table")
         values = await _form(request)
-        with self.hub.lock:
-            offered = lobby_controls(self.hub.session) if is_lobby(self.hub) \
-                else ctl.table_controls(self.hub.session)
-            control = ctl.find(offered, values.get("control", ""))
-        return await self._run(request, control, values, "/table", lambda: frozenset())
+
+        def offered() -> ctl.Control | None:
+            with self.hub.lock:
+                found = lobby_controls(self.hub.session) if is_lobby(self.hub) \
+                    else ctl.table_controls(self.hub.session)
+                return ctl.find(found, values.get("control", ""))
+        return await self._run(request, await _off(offered), values, "/table", lambda: frozenset())
 
     async def release(self, request: Request) -> Response:
         if not self._is_table(request):
             return self.refused("refused-table")
         seat = int(request.path_params["seat"])
-        outcome = self.hub.release(seat)
+        values = await _form(request)
+        if seat not in self.seats.seats:
+            return self.refused("refused-no-seat", 404)
+        if not self.seats.seats[seat].held:
+            return self.refused("refused-not-held", 409)
+        if values.get("confirm") != "yes":
+            question = await _off(lambda: self._release_question(seat))
+            return self._ask(request, question, f"/table-release/{seat}", {}, "/table")
+        outcome = await _off(lambda: self.hub.release(seat))
         if outcome == "seat-unknown":
             return self.refused("refused-no-seat", 404)
         if outcome == "seat-not-held":
             return self.refused("refused-not-held", 409)
         return _done(request, "/table", {"released": seat})
 
+    def _release_question(self, seat: int) -> str:
+        """Release seat N? and what its next holder will see, from the game."""
+        words = labels()["words"]
+        with self.hub.lock:
+            ask = words["release-ask"].format(seat=seat)
+            if not seat_in_game(self.hub, seat):
+                return f"{ask} {words['release-nothing']}"
+            session = self.hub.session
+            sees = screen_for(session.referee).release_sees(session.state, seat)
+        if sees is None:
+            return f"{ask} {words['release-nothing']}"
+        return f"{ask} {words['release-sees'].format(sees=sees or words['release-private'])}"
+
+    def _ask(self, request: Request, question: str, action: str, values: dict[str, str],
+             back: str) -> Response:
+        """A consequential click is asked first: the question (JSON for the page's
+        script, else a page with Yes and No)."""
+        if _wants_json(request):
+            return JSONResponse({"confirm": question, "accepted": None}, headers=_NO_STORE)
+        return self.render("confirm.html", question=question, action=action,
+                           values=sorted(values.items()), back=back)
+
     # -- joining -----------------------------------------------------------------------
     async def join(self, request: Request) -> Response:
-        return self._claim(request.path_params["token"])
+        token = request.path_params["token"]
+        return await _off(lambda: self._claim(token))
 
     async def join_code(self, request: Request) -> Response:
         if request.method == "GET":
@@ -178,7 +230,7 @@ class Screens:
         if seat is None:
             self.tries.wrong(client)
             return self.refused("refused-token", 404)
-        return self._claim(seat.token)
+        return await _off(lambda: self._claim(seat.token))
 
     def _claim(self, token: str) -> Response:
         if self.seats.seat_of_token(token) is None:
@@ -201,10 +253,13 @@ class Screens:
         number = self._holds(request)
         if number is None:
             return self.refused("refused-seat")
-        with self.hub.lock:
-            if not seat_in_game(self.hub, number):
-                return self.render("lobby_seat.html", **waiting_seat_view(self.hub, number))
-            return self.render("seat.html", **seat_view(self.hub, number))
+
+        def page() -> Response:
+            with self.hub.lock:
+                if not seat_in_game(self.hub, number):
+                    return self.render("lobby_seat.html", **waiting_seat_view(self.hub, number))
+                return self.render("seat.html", **seat_view(self.hub, number))
+        return await _off(page)
 
     async def seat_events(self, request: Request) -> Response:
         number = self._holds(request)
@@ -228,9 +283,12 @@ class Screens:
         if number is None:
             return self.refused("refused-seat")
         values = await _form(request)
-        with self.hub.lock:
-            offered = ctl.seat_controls(self.hub.session, number) if seat_in_game(self.hub, number) else []
-            control = ctl.find(offered, values.get("control", ""))
+
+        def offered() -> ctl.Control | None:
+            with self.hub.lock:
+                found = ctl.seat_controls(self.hub.session, number) if seat_in_game(self.hub, number) else []
+                return ctl.find(found, values.get("control", ""))
+        control = await _off(offered)
 
         def audiences() -> frozenset[Any]:
             return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
@@ -242,19 +300,23 @@ class Screens:
         if number is None:
             return self.refused("refused-seat")
         control_id, value = request.query_params.get("control", ""), request.query_params.get("value", "")
-        with self.hub.lock:
-            if not seat_in_game(self.hub, number):
-                return JSONResponse({"error": "no-check-now"}, status_code=409)
-            session = self.hub.session
-            found = ctl.check_field(ctl.seat_controls(session, number), control_id)
-            if found is None:
-                return JSONResponse({"error": "no-check-now"}, status_code=409)
-            control, checked = found
-            text = control.command({checked.name: value})
-            if text is None:
-                answer = {"verdict": "refused", "text": session.phrases.say("too-long")}
-            else:
-                answer = preview(session, text, session.referee.seat_audiences(session.state, number))
+
+        def judged() -> dict[str, Any] | None:
+            with self.hub.lock:
+                if not seat_in_game(self.hub, number):
+                    return None
+                session = self.hub.session
+                found = ctl.check_field(ctl.seat_controls(session, number), control_id)
+                if found is None:
+                    return None
+                control, checked = found
+                text = control.command({checked.name: value})
+                if text is None:
+                    return {"verdict": "refused", "text": session.phrases.say("too-long")}
+                return preview(session, text, session.referee.seat_audiences(session.state, number))
+        answer = await _off(judged)      # a clue check may take a while: never on the event loop
+        if answer is None:
+            return JSONResponse({"error": "no-check-now"}, status_code=409)
         if answer["verdict"] == "ok" and not answer["text"]:
             answer["text"] = labels()["words"]["check-ok"]
         return JSONResponse(answer, headers=_NO_STORE)
@@ -265,20 +327,46 @@ class Screens:
         """Send a control's command through the session, off the event loop (in voice play
         the listen loop applies it, and this waits for its reply)."""
         text = control.command(values) if control is not None else None
-        if text is None:
+        if text is None or control is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
-        reply = await anyio.to_thread.run_sync(self.hub.submit, text)
+        if values.get("confirm") != "yes":
+            question = await _off(lambda: self._question(control.intent))
+            if question:
+                kept = {k: v for k, v in values.items() if k != "confirm"}
+                return self._ask(request, question, str(request.url.path), kept, back)
+        reply = await _off(lambda: self.hub.submit(text))
         if reply is None:        # the voice loop has it queued; the screens update when it is done
             return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+
         # who may read the reply is decided from the state the command produced: the
         # keeper whose leg just ended is no longer the keeper, so the next leg's route
         # (private to the new keeper) is not its to read
-        with self.hub.lock:
-            readers = audiences()
+        def answered() -> tuple[frozenset[Any], bool]:
+            with self.hub.lock:
+                return audiences(), self._refused(reply.logged)
+        readers, refused = await _off(answered)
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
-        return _done(request, back, {"command": text, "accepted": reply.accepted,
+        return _done(request, back, {"command": text, "accepted": reply.accepted and not refused,
                                      "public": reply.public, "private": mine})
+
+    def _question(self, intent: str) -> str | None:
+        """The question a click of ``intent`` is asked first (it discards progress), or None."""
+        with self.hub.lock:
+            if is_lobby(self.hub):
+                return None
+            return screen_for(self.hub.session.referee).confirmation(intent)
+
+    def _refused(self, logged: list[dict[str, Any]]) -> bool:
+        """Did the game refuse what was sent, though it logged why (a clue refused)?"""
+        if is_lobby(self.hub) or not logged:
+            return False
+        try:
+            events = [Event.from_json(line) for line in logged]
+        except (KeyError, TypeError, ValueError):
+            return False
+        verdict, _ = screen_for(self.hub.session.referee).judge(events)
+        return verdict == "refused"
 
     def _stream(self, request: Request, regions: Callable[[], dict[str, str]]) -> Response:
         async def events() -> AsyncIterator[str]:
@@ -286,9 +374,12 @@ class Screens:
             while not self.closing:
                 if self.hub.version != seen:
                     seen = self.hub.version
-                    try:
+
+                    def drawn() -> tuple[str, dict[str, str]]:
                         with self.hub.lock:
-                            page, payload = self.page(), regions()
+                            return self.page(), regions()
+                    try:
+                        page, payload = await _off(drawn)
                     except _Released:
                         yield "event: released\ndata: {}\n\n"
                         return
@@ -313,7 +404,12 @@ _NO_STORE = {"Cache-Control": "no-store"}
 
 
 def _set_cookie(response: Response, name: str, value: str) -> None:
-    response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
+    response.set_cookie(name, value, max_age=COOKIE_SECONDS, httponly=True, samesite="strict", path="/")
+
+
+async def _off(work: Callable[[], _T]) -> _T:
+    """Run ``work`` (it takes the lock, or renders) in a worker thread, never on the event loop."""
+    return await anyio.to_thread.run_sync(work)
 
 
 def _wants_json(request: Request) -> bool:

@@ -13,6 +13,8 @@ help, the game's read-outs) are everyone's.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..games.screen import Control, Field, GameScreen, screen_for
 from ..session import Session
 
@@ -70,7 +72,9 @@ def _queries(session: Session, screen: GameScreen, legal: set[str]) -> list[Cont
            for q in COMMON_QUERIES if q in ALWAYS or q in legal]
     games = screen.query_controls(session.state, legal)
     taken = {c.intent for c in out + games}
-    return out + _derived(session, screen, taken, legal, True, None) + games
+    found = out + _derived(session, screen, taken, legal, True, None) + games
+    # questions are marked: a phone folds them behind one control
+    return [replace(c, extra={**c.extra, "query": True}) for c in found]
 
 
 def seat_controls(session: Session, seat: int) -> list[Control]:

@@ -10,7 +10,11 @@
   host is another origin.  Requests with neither header come from programs, not
   from a browser page, and need the same cookies as any other request.
 * ``CodeTries`` limits wrong short codes per client address and per time window;
-  a guesser locks only itself out, never the table.
+  a guesser locks only itself out, never the table.  The client address is the
+  connection's own: the server trusts no ``X-Forwarded-For`` (it runs behind no proxy).
+* ``HostCheck`` refuses a request whose ``Host`` header names another host than the
+  addresses the screens are served at (400): a page of another site that resolves
+  its name to this machine (DNS rebinding) cannot read the screens.
 """
 
 from __future__ import annotations
@@ -162,3 +166,28 @@ class CodeTries:
             self._wrong[client] = times        # newest last, so the oldest go first
             while len(self._wrong) > CODE_CLIENTS:
                 self._wrong.pop(next(iter(self._wrong)))
+
+
+class HostCheck:
+    """Only requests for this server's own host names (``allowed()``; None: any)."""
+
+    def __init__(self, app: ASGIApp, allowed: Callable[[], set[str] | None]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hosts = self.allowed()
+        if scope["type"] == "http" and hosts is not None and host_of(scope) not in hosts:
+            await _refuse(send, 400, "unknown-host")
+            return
+        await self.app(scope, receive, send)
+
+
+def host_of(scope: Scope) -> str:
+    """The host name of a request's ``Host`` header, lower case, without its port."""
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host")
+    if host is None:
+        return ""
+    parts = _origin_of(f"http://{host.decode('latin-1')}")
+    return parts[1] if parts is not None else ""

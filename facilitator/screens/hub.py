@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Audience, Event
 from ..command import Command
+from ..events import Audience, Event
 from ..log import read_log
 from ..session import MAX_UTTERANCE, Reply, Session
 from .seats import Seats
@@ -32,12 +32,15 @@ VOICE_WAIT_SECONDS = 15.0
 
 @dataclass(frozen=True)
 class PrivateLine:
-    """One private message: its log envelope (type, seq, audience, fields) and text."""
+    """One private message: its log envelope (type, seq, audience), its text, and the
+    seats it was addressed to: those reading its audience when it was written (a
+    keeper's message stays with the seat that kept that leg, not with the role)."""
 
     audience: Audience
     seq: int
     type: str
     text: str
+    seats: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Hub:
         self.echo: Callable[[Reply], None] | None = None
         #: a "quit" was applied (by any caller): the table service goes back to the lobby
         self.quit_requested = False
+        #: the logs whose announcements the screens show already (shown once)
+        self._shown_logs: set[Any] = set()
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
@@ -82,12 +87,10 @@ class Hub:
             self.session = session
             self.quit_requested = False
             self.private = []
-            log = getattr(session, "log", None)
-            path = log.path if log is not None else None
-            if path is not None and path.exists():
-                events = read_log(path).events
-                if events:
-                    self.private = private_history(session, events)
+            events = _logged_events(session)
+            if events:
+                said, self.private = history(session, events)
+                self._show_history(session, said)
             names = getattr(getattr(session, "state", None), "names", None)
             if names:
                 self.seats.ensure(len(names))
@@ -96,34 +99,70 @@ class Hub:
             del self.announcements[:-KEPT_ANNOUNCEMENTS]
             self.touch()
 
+    def _show_history(self, session: Any, said: list[str]) -> None:
+        """A game's announcements from its log, shown once: a game resumed after a
+        restart shows what was said before it, ahead of "Resuming the game."."""
+        path = session.log.path
+        if path in self._shown_logs or len(said) == 0:
+            self._shown_logs.add(path)
+            return
+        self._shown_logs.add(path)
+        tail = list(getattr(session, "last_public", []) or [])
+        if tail and self.announcements[-len(tail):] == tail:
+            del self.announcements[-len(tail):]
+        else:
+            tail = []
+        self.announcements.extend([*said, *tail])
+        self.announced += len(said)
+
     def _load_history(self, opening: Reply) -> None:
         """Private messages since the game began: from the opening reply, or, for a
         resumed game, by folding the log again (pure referee calls, nothing written)."""
-        log = getattr(self.session, "log", None)   # the lobby has none
-        path = log.path if log is not None else None
-        events: list[Event] = []
-        if path is not None and path.exists():
-            events = read_log(path).events
+        events = _logged_events(self.session)
+        said: list[str] = []
         if len(events) > 1 and not any(line.get("type") == "game-started" for line in opening.logged):
-            self.private = private_history(self.session, events)
+            said, self.private = history(self.session, events)   # a resumed game
+            self._shown_logs.add(self.session.log.path)
         else:
-            self._take_private(opening.private)
-        self.announcements = list(opening.public)
-        self.announced = len(self.announcements)
+            self._take_private(opening.private, getattr(self.session, "state", None), opening.logged)
+        self.announcements = [*said, *opening.public][-KEPT_ANNOUNCEMENTS:]
+        self.announced = len(said) + len(opening.public)
 
-    def _take_private(self, lines: Sequence[dict[str, Any]]) -> None:
+    def _take_private(self, lines: Sequence[dict[str, Any]], before: Any,
+                      logged: Sequence[dict[str, Any]]) -> None:
+        """Keep a reply's private messages, each bound to the seats that read its
+        audience at its event (found by folding the reply's events from ``before``)."""
+        if not lines:
+            return
+        session = self.session
+        referee = session.referee
+        after = getattr(session, "state", None)
+        at: dict[int, Any] = {}
+        state = before
+        if before is not None and before is not after:
+            try:
+                for line in logged:
+                    event = Event.from_json(line)
+                    if event.type == "game-started":
+                        continue
+                    state = referee.evolve(state, event)
+                    at[int(line["seq"])] = state
+            except Exception:  # noqa: BLE001  (a fold that fails falls back to the state now)
+                at = {}
         for line in lines:
-            self.private.append(PrivateLine(line["audience"], int(line["seq"]), str(line["type"]),
-                                            str(line["text"])))
+            seq = int(line["seq"])
+            self.private.append(PrivateLine(line["audience"], seq, str(line["type"]), str(line["text"]),
+                                            readers(referee, at.get(seq, after), line["audience"])))
 
     # -- recording -------------------------------------------------------------------
-    def record(self, reply: Reply) -> None:
-        """Take one reply's public lines and private messages; wake the screens."""
+    def record(self, reply: Reply, before: Any = None) -> None:
+        """Take one reply's public lines and private messages; wake the screens.
+        ``before``: the game's state before the reply (to address its messages)."""
         with self._changed:
             self.announcements.extend(reply.public)
             self.announced += len(reply.public)
             del self.announcements[:-KEPT_ANNOUNCEMENTS]
-            self._take_private(reply.private)
+            self._take_private(reply.private, before, reply.logged)
             self.touch()
 
     def touch(self) -> None:
@@ -138,9 +177,10 @@ class Hub:
             self._changed.wait_for(lambda: self.version != seen, timeout)
             return self.version
 
-    def private_for(self, audiences: frozenset[Audience]) -> list[PrivateLine]:
+    def private_for(self, seat: int) -> list[PrivateLine]:
+        """The private messages addressed to ``seat``, and only those."""
         with self.lock:
-            return [line for line in self.private if line.audience in audiences]
+            return [line for line in self.private if seat in line.seats]
 
     def numbered_announcements(self, count: int) -> list[tuple[int, str]]:
         """The last ``count`` announcements with their running numbers (1 = the first)."""
@@ -208,24 +248,26 @@ class SharedSession:
 
     def handle(self, text: str) -> Reply:
         with self._hub.lock:
+            before = getattr(self._session, "state", None)
             command = self._session.parse(text) if len(text) <= MAX_UTTERANCE else None
             if isinstance(command, Command) and command.intent == RELEASE:
                 reply = self._release(command)
             else:
                 reply = self._session.handle(text)
             self._hub.quit_requested = self._hub.quit_requested or reply.quit
-            self._hub.record(reply)
+            self._hub.record(reply, before)
             self._hub.settle(text, reply)
         return reply
 
     def execute(self, command: Command) -> Reply:
         with self._hub.lock:
+            before = getattr(self._session, "state", None)
             if command.intent == RELEASE:
                 reply = self._release(command)
             else:
                 reply = self._session.execute(command)
             self._hub.quit_requested = self._hub.quit_requested or reply.quit
-            self._hub.record(reply)
+            self._hub.record(reply, before)
         return reply
 
     def _release(self, command: Command) -> Reply:
@@ -238,7 +280,7 @@ class SharedSession:
 
     @property
     def over(self) -> bool:
-        return self._session.over
+        return bool(self._session.over)
 
     def attach_loop(self, loop: Any) -> None:
         """Voice play: clicked commands go through ``loop.submit_text`` from now on."""
@@ -248,16 +290,45 @@ class SharedSession:
         return getattr(self._session, name)
 
 
-def private_history(session: Session, events: Sequence[Event]) -> list[PrivateLine]:
-    """Every private message of a logged game, as the live game showed it."""
+def _logged_events(session: Any) -> list[Event]:
+    log = getattr(session, "log", None)   # the lobby has none
+    path = log.path if log is not None else None
+    if path is None or not path.exists():
+        return []
+    return list(read_log(path).events)
+
+
+def readers(referee: Any, state: Any, audience: Audience) -> frozenset[int]:
+    """The seats reading ``audience`` in ``state``: a seat reads its own, a role's
+    holder the role's."""
+    if isinstance(audience, int):
+        return frozenset({audience})
+    names = getattr(state, "names", None) or ()
+    try:
+        return frozenset(n for n in range(1, len(names) + 1) if audience in referee.seat_audiences(state, n))
+    except Exception:  # noqa: BLE001  (no seat reads what cannot be placed)
+        return frozenset()
+
+
+def history(session: Any, events: Sequence[Event]) -> tuple[list[str], list[PrivateLine]]:
+    """A logged game's announcements and private messages, as the live game made them
+    (pure referee calls: nothing is written)."""
     referee = session.referee
     state = referee.initial(events[0])
+    said: list[str] = []
     out: list[PrivateLine] = []
     for seq, event in enumerate(events[1:], 2):
         state = referee.evolve(state, event)
         if event.public:
+            said.extend(referee.announce(state, event, session.phrases))
             continue
         text = referee.private_text(state, event, session.phrases)
         if text is not None:
-            out.append(PrivateLine(event.audience, seq, event.type, text))
-    return out
+            out.append(PrivateLine(event.audience, seq, event.type, text,
+                                   readers(referee, state, event.audience)))
+    return said, out
+
+
+def private_history(session: Session, events: Sequence[Event]) -> list[PrivateLine]:
+    """Every private message of a logged game, as the live game showed it."""
+    return history(session, events)[1]

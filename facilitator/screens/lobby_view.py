@@ -15,6 +15,7 @@ from typing import Any
 
 from ..command import GAMES
 from ..games import find_game
+from ..games.screen import screen_for
 from . import controls as ctl
 from .hub import Hub
 from .seats import Seats
@@ -40,7 +41,7 @@ def lobby_controls(lobby: Any) -> list[ctl.Control]:
         preset = int(lobby.settings.game_defaults(referee.name).get("players", referee.default_players))
         counts = [preset] + [n for n in range(referee.min_players, referee.max_players + 1) if n != preset]
         game = lobby.spoken(referee.name)
-        out.append(ctl.Control(f"play-{referee.name}", f"{words['play-game']} {game}",
+        out.append(ctl.Control(f"play-{referee.name}", f"{words['play-game']} {screen_for(referee).title()}",
                                f"play {referee.name} " + "{players}",
                                fields=(ctl.Field("players", words["players"],
                                                  tuple((str(n), str(n)) for n in counts)),),
@@ -53,7 +54,7 @@ def lobby_controls(lobby: Any) -> list[ctl.Control]:
 
 def lobby_table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
     with hub.lock:
-        lobby = hub.session
+        lobby: Any = hub.session
         rows = []
         for number, seat in sorted(seats.seats.items()):
             url = f"{base_url.rstrip('/')}/join/{seat.token}"
@@ -69,7 +70,7 @@ def waiting_seat_view(hub: Hub, number: int) -> dict[str, Any]:
     with hub.lock:
         in_lobby = is_lobby(hub)
         return {"seat": number, "version": hub.version, "in_lobby": in_lobby,
-                "game": LOBBY if in_lobby else str(hub.session.referee.name),
+                "game": LOBBY if in_lobby else screen_for(hub.session.referee).title(),
                 "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS)}
 
 

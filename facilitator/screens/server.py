@@ -55,8 +55,11 @@ class ScreenServer:
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
         self.port = int(self._socket.getsockname()[1])
         self.screens.base_url = self.base_url
+        self.screens.allowed_hosts = {self.host.lower(), LOOPBACK, "localhost"}
+        # no proxy stands in front: X-Forwarded-For is a client's word, never trusted
         config = uvicorn.Config(self.screens.app, log_level="warning", access_log=False,
-                                timeout_graceful_shutdown=2, lifespan="off", ws="none")
+                                timeout_graceful_shutdown=2, lifespan="off", ws="none",
+                                proxy_headers=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="facilitator-screens", daemon=True)
 

@@ -61,7 +61,7 @@ def table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
                               "held": seat.held, "url": url, "code": seat.code, "qr": qr_svg(url)})
         screen = screen_for(session.referee)
         return {
-            "game": session.referee.name, "version": hub.version,
+            "game": screen.title(), "version": hub.version,
             "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
             "status": status_lines(session), "over": session.over,
             "scores": screen.scores(session.state), "panels": screen.table_panels(session.state),
@@ -74,9 +74,9 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
     with hub.lock:
         referee, state = session.referee, session.state
         audiences = referee.seat_audiences(state, number)
-        lines = hub.private_for(audiences)[-SHOWN_MESSAGES:]
+        lines = hub.private_for(number)[-SHOWN_MESSAGES:]
         return {
-            "game": referee.name, "seat": number, "name": state.names[number - 1],
+            "game": screen_for(referee).title(), "seat": number, "name": state.names[number - 1],
             "version": hub.version, "panels": screen_for(referee).seat_panels(state, audiences),
             "messages": [(line.seq, line.text) for line in lines],
             "controls": ctl.seat_controls(session, number), "prompt": ctl.prompt(session, number),

@@ -20,11 +20,18 @@ def screenshot(page: Any, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     return path
 
+def board_shot(page: Any, selector: str, name: str) -> Path:
+    """Keep a screenshot of one part of a page (a game's board) under tests/artifacts/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"board-{name}.png"
+    page.locator(selector).screenshot(path=str(path))
+    return path
+
 #: every button and field has a name a screen reader can say; nothing scrolls sideways
 _ACCESSIBILITY = """() => {
   const problems = [];
   for (const b of document.querySelectorAll('button')) {
-    const name = (b.getAttribute('aria-label') || b.innerText || '').trim();
+    const name = (b.getAttribute('aria-label') || b.innerText || b.textContent || '').trim();  // folded: textContent
     if (!name) problems.push('button without a name: ' + b.outerHTML.slice(0, 80));
   }
   for (const f of document.querySelectorAll('input:not([type=hidden]), select')) {

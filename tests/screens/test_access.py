@@ -114,7 +114,8 @@ def test_private_reports_and_boards_stay_off_the_table(start_server):
     # no card of the board shows: at most a word of it may happen to be a common word of the page
     assert not [card for card in cards if all(w.lower() in text for w in card)]
     seat_text = joined(clover, 1).get("/seat/1").text
-    assert all(" · ".join(card) in seat_text for card in cards)
+    # each card of the seat's own board, its words on their edges
+    assert all(f"top {t}, right {r}, bottom {b}, left {le}" in seat_text for t, r, b, le in cards)
 
 
 def test_a_seat_may_send_only_what_its_screen_offers(compass):
@@ -147,7 +148,18 @@ def test_release_frees_the_seat_for_another_device(compass):
     first = joined(compass, 1)
     table = client(compass)
     table.get(f"/table/{compass.seats.table_key}")
-    assert table.post("/table-release/1").status_code == 303
+    # one tap only asks, and says what the seat's next holder would see (seat 1 keeps leg 1)
+    asked = table.post("/table-release/1", headers=JSON).json()
+    assert asked["accepted"] is None and "Release seat 1?" in asked["confirm"]
+    assert "route and the marks" in asked["confirm"]
+    assert compass.seats.holds(1, first.cookies.get(cookie_name(1)))
+    free = table.post("/table-release/2", headers=JSON)          # seat 2 is not held: nothing to ask
+    assert free.status_code == 409
+    joined(compass, 2)
+    assert "nothing hidden" in table.post("/table-release/2", headers=JSON).json()["confirm"]
+    page = table.post("/table-release/1")                         # without the page's script: a page asks
+    assert page.status_code == 200 and 'name="confirm" value="yes"' in page.text
+    assert table.post("/table-release/1", data={"confirm": "yes"}).status_code == 303
     assert first.get("/seat/1").status_code == 403            # the old device lost it
     second = joined(compass, 1)                                # the seat's new link works, once
     assert "E S N W" in second.get("/seat/1").text

@@ -35,8 +35,10 @@ SIZES = {"phone": PHONE, "table": TABLE}
 GAMES: dict[str, list[tuple[str, dict[str, Any], list[str], list[int]]]] = {
     "compass-code": [("guess", {"players": 3, "options": {"keeper": "human", "mode": "standard",
                                                            "routes": ["ESNW", "NESW", "WSEN"]}},
-                      ["send N E S W"], [1, 2])],
-    "two-windows": [("reports", {"players": 3, "options": {"practice": True}}, [], [1, 2])],
+                      ["send N E S W"], [1, 2]),
+                     ("history", {}, ["feedback 1 2"], [3])],          # the public board on a phone
+    "two-windows": [("reports", {"players": 3, "options": {"practice": True}}, [], [1, 2]),
+                    ("revealed", {}, ["a sends FORM ROUND", "b sends SURFACE STRIPED"], [1])],
     "lantern-links": [("turn", {"players": 3}, [], [1, 2])],
     "clover": [("clues", {"players": 3, "options": {"extra": 2}}, [], [1]),
                ("board", {}, [f"clue {s} {z} {w}" for s in (1, 2, 3)

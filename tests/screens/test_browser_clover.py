@@ -5,11 +5,41 @@ played by touch (pick a card, tap a slot, turn it) and committed."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import accessibility_problems, screenshot
+from screens.screen_support import accessibility_problems, board_shot, screenshot
 
 from facilitator.games.clover.board import SLOTS, turns_between
 
 pytestmark = pytest.mark.slow
+
+EDGES = ("top", "right", "bottom", "left")
+
+
+def box(page, selector: str) -> dict:
+    found = page.locator(selector).bounding_box()
+    assert found is not None, selector
+    return found
+
+
+def assert_square(page, board: str) -> None:
+    """The four slots form a square in the right order, and each clue sits on its edge."""
+    tl, tr, br, bl = (box(page, f"{board} .pos-{pos}") for pos in
+                      ("top-left", "top-right", "bottom-right", "bottom-left"))
+    assert tl["x"] < tr["x"] and bl["x"] < br["x"]                      # left column, right column
+    assert tl["y"] < bl["y"] and tr["y"] < br["y"]                      # top row, bottom row
+    assert abs(tl["y"] - tr["y"]) < 2 and abs(bl["y"] - br["y"]) < 2
+    assert abs(tl["x"] - bl["x"]) < 2 and abs(tr["x"] - br["x"]) < 2
+    slots = box(page, f"{board} .square-slots")
+    top, right, bottom, left = (box(page, f"{board} .edge-{edge}") for edge in EDGES)
+    assert top["y"] + top["height"] <= slots["y"] + 1
+    assert bottom["y"] >= slots["y"] + slots["height"] - 1
+    assert left["x"] + left["width"] <= slots["x"] + 1
+    assert right["x"] >= slots["x"] + slots["width"] - 1
+
+
+def assert_right_of_centre(page, card: str, word: str) -> None:
+    whole = box(page, f"{card} .card4")
+    drawn = page.locator(f"{card} .card4 .w", has_text=word).first.bounding_box()
+    assert drawn is not None and drawn["x"] > whole["x"] + whole["width"] / 2
 
 #: clues unlike any concrete keyword of the deck
 CLUES = {"right": "serendipity", "bottom": "melancholy", "left": "nostalgia"}
@@ -34,7 +64,13 @@ def test_clues_then_board_by_touch(start_server, device):
 
     # feedback while typing: the referee's own check, nothing logged until Submit
     logged = len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines())
-    first_word = phone.locator(".myboard .card-face").first.inner_text().split(" · ")[0]
+    # the phone draws the player's board as the clover: bottom right at the bottom right
+    assert_square(phone, ".myboard")
+    state = server.hub.session.state
+    for slot in SLOTS:
+        for edge, word in zip(EDGES, state.boards[1][slot]):
+            expect(phone.locator(f".myboard .pos-{slot.value} .w-{edge}")).to_have_text(word)
+    first_word = phone.locator(".myboard .pos-top-left .w-top").inner_text()
     phone.fill("#clue-top", first_word)
     expect(phone.locator("#fb-clue-top")).to_contain_text("one of your own keywords")
     phone.fill("#clue-top", "two words")
@@ -54,6 +90,7 @@ def test_clues_then_board_by_touch(start_server, device):
         phone.click(f"#do-clue-{zone}")
         expect(phone.locator(f"#fb-clue-{zone}")).to_contain_text(f"Your clue for {zone} is {clue}")
     expect(phone.locator(".zones")).to_contain_text("nostalgia")
+    expect(phone.locator(".myboard .edge-left")).to_contain_text("nostalgia")     # each clue on its edge
     expect(table.locator("body")).not_to_contain_text("Zqxvyk")        # clues stay private until resolution
     screenshot(phone, "seat-clover-clues")
     assert accessibility_problems(phone) == []          # at 320 px
@@ -64,10 +101,15 @@ def test_clues_then_board_by_touch(start_server, device):
             assert server.hub.submit(f"clue {seat} {zone} {clue}").accepted
     expect(table.locator(".said")).to_contain_text("Resolution 1 of 3")
     expect(table.locator(".pool li")).to_have_count(6)                   # four cards and the dial's two
-    expect(table.locator(".clover")).to_contain_text("Zqxvyk")
+    expect(table.locator(".clover .edge-top")).to_contain_text("Zqxvyk")          # the spectator's clues
+    expect(table.locator(".clover .edge-right")).to_contain_text("serendipity")
+    expect(table.locator(".clover .edge-bottom")).to_contain_text("melancholy")
+    assert_square(table, ".clover")
 
     state = server.hub.session.state
     board, layout = state.boards[1], state.layout
+    # the guessers' phones show the board being resolved; the committer's is played by touch
+    expect(phone.locator(".clover .pool li")).to_have_count(6)
     for slot in SLOTS:
         card, turns = next((k, turns_between(layout.words(k), board[slot]))
                            for k in range(1, len(layout.cards) + 1)
@@ -75,20 +117,46 @@ def test_clues_then_board_by_touch(start_server, device):
         table.click(f"#pick-{card}")
         expect(table.locator(f"#pick-{card}")).to_have_attribute("aria-pressed", "true")
         table.click(f"#slot-{slot.value}")
-        expect(table.locator(f"#slot-{slot.value}")).to_contain_text(f"{card}:")
+        expect(table.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))
         # the table's answer to a touch is in view, not at the bottom of a long page
         expect(table.locator("#feedback")).not_to_be_empty()
         expect(table.locator("#feedback")).to_be_in_viewport()
         for _ in range(turns):
-            before = table.locator(f"#slot-{slot.value} .card-face").inner_text()
+            top = table.locator(f"#slot-{slot.value} .w-top").inner_text()
             table.click(f"#turn-{card}")
-            expect(table.locator(f"#slot-{slot.value} .card-face")).not_to_have_text(before)
-        expect(table.locator(f"#slot-{slot.value} .card-face")).to_have_text(
-            f"{card}: {' · '.join(board[slot])}")
+            # a quarter turn clockwise: the top word moves to the right edge, drawn there
+            expect(table.locator(f"#slot-{slot.value} .w-right")).to_have_text(top)
+            assert_right_of_centre(table, f"#slot-{slot.value}", top)
+        for edge, word in zip(EDGES, board[slot]):
+            expect(table.locator(f"#slot-{slot.value} .w-{edge}")).to_have_text(word)
     screenshot(table, "table-clover-board")
+    board_shot(table, "#board", "clover-table")
     assert accessibility_problems(table) == []
-    table.click("#do-commit")
+    screenshot(phone, "seat-clover-guessers")
+    board_shot(phone, "#region-view", "clover-seat")
+    table.click("#do-commit")                     # it cannot be taken back: asked first, like by voice
+    expect(table.locator("form.control .ask .question")).to_contain_text("Commit the board?")
+    table.locator(".ask button.yes").click()
     expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
     expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")
     expect(table.locator(".scores")).to_contain_text("Player 1")
     screenshot(table, "table-clover")
+    # a new board: the table's square now carries the next spectator's clues, and the
+    # phones show it too; the last two resolutions are played as typed lines
+    expect(table.locator(".clover .slot .num")).to_have_count(0)              # nothing placed yet
+    for _ in range(2):
+        state = server.hub.session.state
+        board = state.boards[state.spectator]
+        for slot in SLOTS:
+            layout = server.hub.session.state.layout
+            card, turns = next((k, turns_between(layout.words(k), board[slot]))
+                               for k in range(1, len(layout.cards) + 1)
+                               if layout.slot_of(k) is None and turns_between(layout.words(k), board[slot]) is not None)
+            assert server.hub.submit(f"place {card} {slot.value}").accepted
+            for _ in range(turns):
+                assert server.hub.submit(f"turn {card}").accepted
+        assert server.hub.submit("commit").accepted
+        expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
+    expect(table.locator(".said")).to_contain_text("The game is over")
+    expect(table.locator(".clover")).to_have_count(0)                         # no board after the game
+    expect(table.locator(".legends")).not_to_contain_text("No record yet")   # the table's record is set

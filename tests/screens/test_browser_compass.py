@@ -6,7 +6,7 @@ again), and the keeper's screen moves with the leg."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import WAIT_MS, accessibility_problems, screenshot
+from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
                           options={"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]})
     table = device(width=1280, height=900)
     table.goto(server.table_url)
-    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator("h1")).to_contain_text("Compass Code")
     expect(table.locator(".seat-card")).to_have_count(3)
     expect(table.locator(".seat-card .qr svg")).to_have_count(3)               # a QR code a seat
     expect(table.locator(".seat-card .short")).to_have_count(3)                # and a short code
@@ -47,7 +47,28 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(keeper.locator("table.marks tr.pending .mark .sr-only")).to_have_text("clockwise, clockwise, neither, anchor")
     expect(keeper.locator(".route .sr-only")).to_have_text("east, south, north, west")
     expect(keeper.locator("#region-prompt")).to_contain_text("totals")
+    # "restart the leg" discards the leg's guesses: a tap only asks, and No keeps the leg
+    logged = server.hub.session.log.path.read_text(encoding="utf-8")
+    captain.click("#do-restart-leg")
+    expect(captain.locator("form.control .ask .question")).to_contain_text("Restart the leg?")
+    expect(captain.locator(".ask button.no")).to_be_focused()
+    captain.locator(".ask button.no").click()
+    expect(captain.locator("form.control .feedback").filter(has_text="Kept as it was")).to_have_count(1)
+    assert server.hub.session.log.path.read_text(encoding="utf-8") == logged
     expect(table.locator(".said")).to_contain_text("Guess 1 is north east south west")
+    # the table's board: the guess on the compass (its positions on the points), one row a guess
+    history = table.locator("table.history tbody tr")
+    expect(history).to_have_count(1)
+    expect(history.first).to_have_class("pending")
+    marks = table.evaluate("""() => {
+        const face = document.querySelector('.rose-face').getBoundingClientRect();
+        const cx = face.left + face.width / 2, cy = face.top + face.height / 2;
+        return Object.fromEntries(Array.from(document.querySelectorAll('.rose-face .badge'), (b) => {
+            const r = b.getBoundingClientRect();
+            return [b.dataset.mark, [r.left + r.width / 2 - cx, r.top + r.height / 2 - cy]]; })); }""")
+    assert marks["1"][1] < 0 and marks["3"][1] > 0                    # N E S W: 1 at the north, 3 at the south
+    assert marks["2"][0] > 0 and marks["4"][0] < 0                    # 2 at the east, 4 at the west
+    expect(table.locator(".candidates")).to_contain_text("Routes still possible: 24")
 
     keeper.select_option("#feedback-anchors", "0")
     keeper.select_option("#feedback-clockwise", "2")
@@ -63,18 +84,27 @@ def test_compass_leg_with_human_keeper(start_server, device):
     keeper.select_option("#feedback-clockwise", "2")
     keeper.click("#do-feedback")
     expect(table.locator(".said")).to_contain_text("1 anchor")
+    expect(history).to_have_count(1)
+    expect(history.first.locator("td [aria-hidden=true]")).to_have_text("N E S W")
+    expect(history.first.locator("td").nth(1)).to_have_text("1")
+    expect(history.first.locator("td").nth(2)).to_have_text("2")
+    expect(table.locator(".candidates")).not_to_contain_text(": 24")
     expect(keeper.locator(".alert")).to_have_count(0)
     expect(keeper.locator("table.marks tbody tr").first.locator(".mark [aria-hidden=true]")).to_have_text("C C – A")
     screenshot(captain, "seat-compass-captain")
+    board_shot(table, "#board", "compass-table")
+    board_shot(keeper, "#region-view", "compass-seat")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
     third = join(device, table, 3)
-    expect(third.locator("#region-view")).to_contain_text("Nothing private")
+    expect(third.locator(".route")).to_have_count(0)                          # the board, not the route
+    expect(third.locator("table.history tbody tr")).to_have_count(1)
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     for field, direction in zip("abcd", "ESNW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")
     expect(keeper.locator("table.marks tr.pending .mark [aria-hidden=true]")).to_have_text("A A A A")
+    expect(history).to_have_count(2)
     keeper.select_option("#feedback-anchors", "4")
     keeper.select_option("#feedback-clockwise", "0")
     keeper.click("#do-feedback")
@@ -82,6 +112,19 @@ def test_compass_leg_with_human_keeper(start_server, device):
     # leg 2 is kept by seat 2: its screen now holds the new route, seat 1's no longer does
     expect(captain.locator(".route")).to_contain_text("N E S W")
     expect(keeper.locator(".route")).to_have_count(0)
+    expect(history).to_have_count(0)                                           # a new leg, a new history
+    # private messages stay with the seat they were said to: the new keeper never sees the
+    # old keeper's "Recount", and the old keeper still has it after a reload
+    expect(captain.locator(".messages")).not_to_contain_text("Recount")
+    keeper.reload()
+    expect(keeper.locator(".messages")).to_contain_text("Recount: guess 1")
     screenshot(table, "table-compass")
     assert accessibility_problems(table) == []
     screenshot(keeper, "seat-compass-keeper")
+
+    # legs 2 and 3 to the end of the game (typed, the same session)
+    for route in ("NESW", "WSEN"):
+        assert server.hub.submit(f"send {route}").accepted
+        assert server.hub.submit("feedback 4 0").accepted
+    expect(table.locator(".said")).to_contain_text("3 of 3")
+    expect(table.locator(".scores")).to_contain_text("3 of 3")

@@ -137,7 +137,7 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     table.select_option("#play-compass-code-players", "3")
     table.click("#do-play-compass-code")
     service.heard("Starting compass code with 3 players")
-    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator("h1")).to_contain_text("Compass Code")
     expect(phones[0].locator("#region-prompt")).to_contain_text("captain")
     service.say("send N E S W")
     service.heard("clockwise steps")
@@ -155,7 +155,7 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     assert service.proc.poll() is None
 
     table.click("#do-resume")
-    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator("h1")).to_contain_text("Compass Code")
     expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
     captain_before = phones[1].locator("#region-prompt").inner_text(timeout=WAIT_MS)
     status_before = table.locator("#region-live .status p").all_inner_texts()   # one a sentence
@@ -172,7 +172,16 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     assert again.table_url == service.table_url                     # the same table key
     for page in (table, *phones):
         expect(page.locator("#connection")).not_to_contain_text("lost", timeout=40_000)
-    expect(table.locator("h1")).to_contain_text("compass-code")
+    expect(table.locator("h1")).to_contain_text("Compass Code")
+    # what was announced before the crash is still shown (from the event log), and the
+    # lobby's "say resume or new game" is not answered at once by "Resuming"
+    expect(table.locator(".said")).to_contain_text("Resuming the game.")
+    said = table.locator(".said li").all_inner_texts()
+    assert not any("Say resume or new game" in line for line in said), said
+    guess = "North east south west: 1 anchor, 2 clockwise steps."     # said before the crash
+    assert said.index(guess) < said.index("Resuming the game.")
+    newest = table.locator(".said-box .scroller").evaluate("b => b.scrollHeight - b.scrollTop - b.clientHeight")
+    assert newest <= 2                                               # the log shows its newest line
     expect(table.locator("#region-live .status p")).to_have_text(status_before)
     expect(phones[1].locator("#region-prompt")).to_have_text(captain_before)
     for seat, phone in enumerate(phones, 1):

@@ -5,7 +5,7 @@ example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 poi
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import accessibility_problems, screenshot
+from screens.screen_support import accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +38,26 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(table.locator("body")).not_to_contain_text("FORM ROUND")      # not before the reveal
     expect(decoder.locator("body")).not_to_contain_text("form round")
 
+    expect(table.locator(".revealed .column")).to_have_count(2)
+    expect(table.locator(".revealed li")).to_have_count(0)                  # nothing revealed yet
     holder_b.get_by_role("button", name="SURFACE STRIPED").click()
     for page in (table, decoder, holder_a, holder_b):
         expect(page.locator(".said")).to_contain_text("form round")
         expect(page.locator(".said")).to_contain_text("surface striped")
+    # the revealed facts side by side: report A's on the left, report B's on the right
+    a_col, b_col = table.locator(".revealed .column").nth(0), table.locator(".revealed .column").nth(1)
+    expect(a_col.locator("li")).to_have_text(["FORM ROUND"])
+    expect(b_col.locator("li")).to_have_text(["SURFACE STRIPED"])
+    a_box, b_box = a_col.bounding_box(), b_col.bounding_box()
+    assert a_box["x"] + a_box["width"] <= b_box["x"] and abs(a_box["y"] - b_box["y"]) < 2
+    # the catalogue is a tap away on the decoder's phone
+    catalogue = decoder.locator("details.catalogue-box")
+    expect(catalogue.locator("table")).not_to_be_visible()
+    catalogue.locator("summary").click()
+    expect(catalogue.locator("table")).to_be_visible()
+    expect(catalogue.locator("tbody tr", has_text="Brook")).to_contain_text("round")
+    board_shot(table, "#board", "two-windows-table")
+    board_shot(decoder, "#region-view", "two-windows-seat")
     expect(holder_b.locator("#region-view")).to_contain_text("Revealed")
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
     screenshot(holder_b, "seat-two-windows-reveal")

@@ -96,7 +96,7 @@ def test_a_page_of_another_origin_cannot_change_anything(compass, clients):
     assert screen.post("/table-release/1", headers={"sec-fetch-site": "same-site"}).status_code == 403
     assert compass.seats.seats[1].held
     assert phone.post("/seat/2/command", headers={"origin": foreign}, data={"control": "repeat"}).status_code == 403
-    own = screen.post("/table-release/1", headers={"origin": compass.base_url})
+    own = screen.post("/table-release/1", headers={"origin": compass.base_url}, data={"confirm": "yes"})
     assert own.status_code == 303 and not compass.seats.seats[1].held
 
 
@@ -105,7 +105,7 @@ def test_a_released_seat_gets_a_new_link_and_code(compass, clients):
     phone = clients(compass)
     old_token, old_code = compass.seats.seats[1].token, compass.seats.seats[1].code
     assert phone.get(f"/join/{old_token}").status_code == 303
-    assert table(compass, clients).post("/table-release/1").status_code == 303
+    assert table(compass, clients).post("/table-release/1", data={"confirm": "yes"}).status_code == 303
     assert phone.get(f"/join/{old_token}").status_code == 404
     assert clients(compass).post("/join", data={"code": old_code}).status_code == 404
     assert phone.get("/seat/1").status_code == 403

@@ -26,27 +26,27 @@ def made(tmp_path):
 def test_replies_reach_the_screens_after_they_are_logged(tmp_path, made):
     hub, opening = made
     assert hub.announcements == opening.public
-    assert [line.type for line in hub.private_for(frozenset({"keeper"}))] == ["leg-started"]
+    assert [line.type for line in hub.private_for(1)] == ["leg-started"]
     version = hub.version
     reply = hub.submit("send N E S W")
     assert hub.version > version
     assert hub.announcements[-1] == reply.public[-1]
     logged = (tmp_path / "cc.jsonl").read_text(encoding="utf-8")
-    marks = hub.private_for(frozenset({"keeper"}))[-1]
+    marks = hub.private_for(1)[-1]
     assert marks.type == "guess-marked" and f'"seq":{marks.seq}' in logged
-    assert hub.private_for(frozenset({2})) == []
+    assert hub.private_for(2) == []
 
 
 def test_a_resumed_game_shows_the_private_messages_from_before(tmp_path, made):
     hub, _ = made
     hub.submit("send N E S W")
     hub.submit("feedback 0 2")
-    before = [(p.seq, p.text) for p in hub.private_for(frozenset({"keeper"}))]
+    before = [(p.seq, p.text) for p in hub.private_for(1)]
     hub.session.log.close()
     session, reply, _ = Session.resume(tmp_path / "cc.jsonl")
     try:
         late = Hub(session, reply, Seats(3))
-        assert [(p.seq, p.text) for p in late.private_for(frozenset({"keeper"}))] == before
+        assert [(p.seq, p.text) for p in late.private_for(1)] == before
         assert "Recount" in before[-1][1]
     finally:
         session.log.close()
@@ -91,3 +91,81 @@ def test_concurrent_callers_are_serialised(tmp_path, made):
             for line in (tmp_path / "cc.jsonl").read_text(encoding="utf-8").splitlines()]
     assert seqs == list(range(1, len(seqs) + 1))
     assert hub.session.state.pending == "NESW"
+
+
+def _play_leg_one(hub):
+    """Leg 1 (keeper: seat 1, route E S N W): a wrong total (Recount), then solved;
+    leg 2's keeper is seat 2."""
+    hub.submit("send N E S W")
+    hub.submit("feedback 0 2")          # wrong: the marks are C C - A
+    hub.submit("feedback 1 2")
+    hub.submit("send E S N W")
+    hub.submit("feedback 4 0")
+    assert hub.session.state.keeper == 2
+
+
+def test_private_messages_stay_with_the_seat_they_were_addressed_to(tmp_path, made):
+    hub, _ = made
+    _play_leg_one(hub)
+    first = [line.text for line in hub.private_for(1)]
+    second = [line.text for line in hub.private_for(2)]
+    assert any("Recount" in text for text in first)
+    # the new keeper reads the keeper role now, but not what was said to the old one
+    assert not any("Recount" in text for text in second)
+    assert [line.type for line in hub.private_for(2)] == ["leg-started"]
+    # nor does the old keeper read leg 2's route
+    assert all(line.seats == frozenset({1}) for line in hub.private_for(1))
+    # after a restart each seat still has its own history, and only its own
+    hub.session.log.close()
+    session, reply, _ = Session.resume(tmp_path / "cc.jsonl")
+    try:
+        late = Hub(session, reply, Seats(3))
+        assert [line.text for line in late.private_for(1)] == first
+        assert [line.text for line in late.private_for(2)] == second
+    finally:
+        session.log.close()
+
+
+def test_a_resumed_game_shows_what_was_announced_before(tmp_path, made):
+    hub, _ = made
+    hub.submit("send N E S W")
+    said = list(hub.announcements)
+    hub.session.log.close()
+    session, reply, _ = Session.resume(tmp_path / "cc.jsonl")
+    try:
+        late = Hub(session, reply, Seats(3))
+        guess = next(line for line in said if line.startswith("Guess 1"))
+        assert guess in late.announcements
+        # the earlier lines come first, the resumed opening last
+        assert late.announcements[-len(reply.public):] == reply.public
+        assert late.announcements.index(guess) < len(late.announcements) - len(reply.public)
+    finally:
+        session.log.close()
+
+
+def test_two_windows_messages_stay_with_the_round_s_informants(tmp_path):
+    """Report A changes hands each round: round 1's "Your slip is locked" stays with the
+    seat that held report A then, never the seat holding it next."""
+    session, opening = Session.start("two-windows", players=3, seed=2, log_path=tmp_path / "tw.jsonl")
+    try:
+        hub = Hub(session, opening, Seats(3))
+        referee = session.referee
+        first = {h: next(s for s in (1, 2, 3) if h in referee.seat_audiences(session.state, s)) for h in "ab"}
+        fact = referee.private_view(session.state, "a")["facts"][0]
+        assert hub.submit(f"a sends {fact}").accepted
+        assert hub.submit(f"b sends {referee.private_view(session.state, 'b')['facts'][0]}").accepted
+        names = referee.deck(False).names
+        for name in names:                                  # answer until the round ends
+            if session.state.round != 1:
+                break
+            hub.submit(f"final {name}")
+            if session.state.round == 1 and "more" in referee.legal_intents(session.state):
+                hub.submit("more")
+        assert session.state.round == 2
+        now = next(s for s in (1, 2, 3) if "a" in referee.seat_audiences(session.state, s))
+        assert now != first["a"]
+        locked = [line for line in hub.private_for(first["a"]) if fact in line.text and line.type == "fact-locked"]
+        assert locked, [line.text for line in hub.private_for(first["a"])]
+        assert not any(line.type == "fact-locked" and line.seq == locked[0].seq for line in hub.private_for(now))
+    finally:
+        session.log.close()

@@ -85,20 +85,57 @@ class CloverScreen(GameScreen):
         return rows + [(self.word("words", "points"), str(sum(state.scores.values())))]
 
     def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
+        """A seat's own board as the clover (its clues on the square's edges), and while
+        a board is being resolved the shared one the guessers place on (played by touch
+        on the committer's phone)."""
         out: list[Panel] = []
         for audience in sorted((a for a in audiences if isinstance(a, int)), key=int):
             view = self.referee.private_view(state, audience)
             if view is None:
                 continue
             out.append({"kind": "heading", "text": self.word("words", "your-board")})
-            out.append({"kind": "cards", "cls": "myboard",
-                        "items": [{"label": self.word("slots", item["slot"]), "text": face(item["words"])}
-                                  for item in view["board"]]})
+            by_slot = {item["slot"]: item["words"] for item in view["board"]}
+            out.append(self._square("myboard", self.word("words", "your-board"), view["clues"],
+                                    [{"id": slot, "pos": slot, "label": self.word("slots", slot), "card": None,
+                                      "words": list(by_slot.get(slot, [])), "locked": False} for slot in SLOTS],
+                                    None))
             clue_word = self.word("words", "your-clue")
             out.append({"kind": "list", "cls": "zones", "items": [
                 f"{self.word('zones', z)}: {' / '.join(words)} — {clue_word}: {view['clues'].get(z, '—')}"
                 for z, words in view["zones"].items()]})
+            if state.layout is not None and state.phase != OVER:
+                seat = int(audience)
+                heading = "spectator-view" if seat == state.spectator else "guessers-view"
+                out.append({"kind": "heading", "text": self.word("words", heading)})
+                out.append(self._shared(state, touch=seat == state.committer() and seat != state.spectator))
         return out
+
+    def _square(self, cls: str, caption: str, clues: dict[str, str], slots: list[dict[str, Any]],
+                pool: list[dict[str, Any]] | None, place: str = "", turn: str = "") -> Panel:
+        return {
+            "kind": "square", "cls": cls, "caption": caption, "place": place, "turn": turn,
+            "edges": {z: clues.get(z, "") for z in ZONES},
+            "edge_labels": {z: self.word("zones", z) for z in ZONES},
+            "edge_names": [self.word("edges", z) for z in ZONES],
+            "slots": slots, "pool": pool,
+            "card_word": self.word("controls", "card"), "turn_word": self.word("controls", "turn"),
+            "empty": self.word("words", "empty-slot"), "locked_word": self.word("words", "locked"),
+            "pool_heading": self.word("words", "pool"), "pool_empty": self.word("words", "pool-empty"),
+        }
+
+    def _shared(self, state: State, touch: bool) -> Panel:
+        """The board being resolved: the spectator's clues on the square's edges, the
+        cards placed so far as they lie, and the cards not yet placed beside it."""
+        layout = state.layout
+        assert layout is not None
+        locked = {s.value for s in layout.locked}
+        clues = {z.value: c for z, c in state.clues.get(state.spectator, {}).items()}
+        slots = [{"id": slot, "pos": slot, "label": self.word("slots", slot), "card": held,
+                  "words": list(layout.words(held)) if held else [], "locked": slot in locked}
+                 for slot, held in zip(SLOTS, layout.slots)]
+        pool = [{"card": k, "words": list(layout.words(k))} for k in layout.pool]
+        return self._square("clover", self.word("words", "board"), clues, slots, pool,
+                            "place" if touch else "", "turn" if touch else "")
 
     def table_panels(self, state: State) -> list[Panel]:
         out: list[Panel] = [
@@ -106,25 +143,12 @@ class CloverScreen(GameScreen):
             {"kind": "heading", "text": self.word("words", "legends")},
             {"kind": "text", "cls": "legends", "text": self._legends(state)},
         ]
-        layout = state.layout
-        if layout is None:
+        if state.layout is None or state.phase == OVER:
             return out
-        locked = {s.value for s in layout.locked}
-        clues = state.clues.get(state.spectator, {})
         out.append({"kind": "heading", "text": self.word("words", "board")})
         out.append({"kind": "text", "text": self.word("words", "roles", spectator=state.name(state.spectator),
                                                       committer=state.name(state.committer()))})
-        out.append({
-            "kind": "board", "cls": "clover", "place": "place", "turn": "turn",
-            "card_word": self.word("controls", "card"), "turn_word": self.word("controls", "turn"),
-            "empty": self.word("words", "empty-slot"), "locked_word": self.word("words", "locked"),
-            "pool_heading": self.word("words", "pool"),
-            "zones": [{"label": self.word("zones", z.value), "text": c} for z, c in clues.items()],
-            "slots": [{"id": slot, "label": self.word("slots", slot), "card": held,
-                       "face": face(layout.words(held)) if held else "", "locked": slot in locked}
-                      for slot, held in zip(SLOTS, layout.slots)],
-            "pool": [{"card": k, "face": face(layout.words(k))} for k in layout.pool],
-        })
+        out.append(self._shared(state, touch=True))
         return out
 
     def _legends(self, state: State) -> str:

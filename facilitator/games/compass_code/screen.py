@@ -67,10 +67,49 @@ class CompassScreen(GameScreen):
         return [(self.word("words", "legs"), self.word("words", "legs-value", solved=solved, legs=LEGS)),
                 (self.word("words", "leg"), self.word("words", "leg-value", leg=max(state.leg, 1), legs=LEGS))]
 
+    # -- the board: a compass, the leg's guesses and what is left ---------------------------
+    def board(self, state: State) -> list[Panel]:
+        """Public: the compass with the last guess's positions on its points, one row per
+        guess of the leg (route, anchors, clockwise steps), the bearing check, and how
+        many routes are still possible."""
+        if state.leg == 0 or state.over:
+            return []
+        last = state.pending or (state.scored[-1].route if state.scored else "")
+        points = [{"at": d, "label": d, "mark": str(last.index(d) + 1) if d in last else ""} for d in DIRECTIONS]
+        caption = self.word("words", "compass-say", route=self.said(" ".join(last))) if last \
+            else self.word("words", "compass-empty")
+        rows: list[dict[str, Any]] = []
+        number = 1
+        for s in state.scored:
+            rows.append({"cells": [str(number), self.route_term(s.route), str(s.anchors), str(s.clockwise)]})
+            number += 0 if s.corrected else 1
+        if state.pending:
+            wait = self.word("words", "waiting")
+            rows.append({"mark": True, "cells": [f"{number} ⟵", self.route_term(state.pending), wait, wait]})
+        out: list[Panel] = [
+            {"kind": "heading", "text": self.word("words", "board-heading", leg=state.leg, legs=LEGS)},
+            {"kind": "rose", "cls": "compass", "caption": caption, "points": points,
+             "note": self.word("words", "compass-note") if last else ""},
+            {"kind": "table", "cls": "history", "caption": self.word("words", "history-caption"),
+             "head": [self.word("words", "guess"), self.word("words", "route"), self.word("controls", "anchors"),
+                      self.word("controls", "clockwise")], "rows": rows},
+        ]
+        if state.check is not None:
+            c = state.check
+            out.append({"kind": "text", "cls": "check", "text": self.word(
+                "words", "check-yes" if c.answer else "check-no",
+                direction=self.word("directions", c.direction), position=c.position)})
+        out.append({"kind": "text", "cls": "candidates", "text": self.word(
+            "words", "candidates", n=len(self.referee.candidates(state)))})
+        return out
+
+    def table_panels(self, state: State) -> list[Panel]:
+        return self.board(state)
+
     def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
         view = self.referee.private_view(state, "keeper") if "keeper" in audiences else None
         if view is None:
-            return []
+            return self.board(state)
         rows: list[dict[str, Any]] = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
                                                                               self.said(g["marks"]))]}
                 for g in view["guesses"]]

@@ -65,7 +65,38 @@ class TwoWindowsScreen(GameScreen):
     def scores(self, state: State) -> list[tuple[str, str]]:
         return [(self.word("words", "points"), f"{state.points} / {state.possible}")]
 
+    # -- the board: what is revealed, side by side, and the catalogue a tap away -----------
+    def board(self, state: State) -> list[Panel]:
+        if state.round == 0 or state.over:
+            return [self.catalogue(state)] if state.over else []
+        columns = []
+        for index, (holder, team) in enumerate(zip(HOLDERS, (state.a_team, state.b_team))):
+            columns.append({"heading": self.word("words", "revealed-heading", report=holder.upper(), team=team),
+                            "items": [sent[index] for sent in state.sent]})
+        return [{"kind": "heading", "text": self.word("words", "revealed-title", round=state.round,
+                                                      rounds=state.rounds)},
+                {"kind": "columns", "cls": "revealed", "items": columns,
+                 "empty": self.word("words", "nothing-revealed")},
+                self.catalogue(state)]
+
+    def catalogue(self, state: State) -> Panel:
+        """Every entry with its four values, as single words (a report's facts are not)."""
+        entries = self.referee.deck(state.practice).entries
+        fields = ("form", "size", "surface", "edge")
+        return {"kind": "details", "cls": "catalogue-box",
+                "summary": self.word("words", "catalogue", n=len(entries)),
+                "table": {"caption": self.word("words", "catalogue-caption"), "cls": "catalogue",
+                          "head": [self.word("controls", "name"), *(self.word("fields", f) for f in fields)],
+                          "rows": [{"cells": [e.name, *(str(getattr(e, f)).lower() for f in fields)]}
+                                   for e in entries]}}
+
+    def table_panels(self, state: State) -> list[Panel]:
+        return self.board(state)
+
     def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
+        return self._reports(state, audiences) + self.board(state)
+
+    def _reports(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
         out: list[Panel] = []
         for holder in HOLDERS:
             view = self.referee.private_view(state, holder) if holder in audiences else None

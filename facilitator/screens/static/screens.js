@@ -6,7 +6,7 @@
 (function () {
   const last = {};
   let picked = null;
-  const action = () => (document.body.classList.contains("table") ? "/table-command" : null);
+  const action = () => document.body.dataset.action || null;
 
   function focusKey() {
     const el = document.activeElement;
@@ -28,7 +28,7 @@
       const live = oldLog.getAttribute("aria-live");
       oldLog.setAttribute("aria-live", "off");
       oldLog.replaceChildren(...Array.from(newLog.children));
-      oldLog.scrollTop = oldLog.scrollHeight;
+      toNewest(oldLog);
       setTimeout(() => { if (live) oldLog.setAttribute("aria-live", live); else oldLog.removeAttribute("aria-live"); }, 500);
       return;
     }
@@ -37,17 +37,54 @@
       for (const li of Array.from(newLog.children)) {
         if ((Number(li.dataset.n) || 0) > seen) oldLog.appendChild(li);
       }
-      const box = oldLog.closest(".scroller") || oldLog;
-      box.scrollTop = box.scrollHeight;
+      toNewest(oldLog);
       return;
     }
     const focused = focusKey();
+    const focusedForm = document.activeElement && document.activeElement.closest ? document.activeElement.closest("form.control") : null;
+    const focusedKey = focusedForm && region.contains(focusedForm) ? formKey(focusedForm) : null;
     const typed = {};
     region.querySelectorAll("input[id]").forEach((i) => { typed[i.id] = i.value; });
+    // a form's reply (and a question it asks) stays beside it when the form is redrawn
+    const replies = {};
+    region.querySelectorAll("form.control").forEach((f) => {
+      const spot = f.querySelector("[data-feedback]");
+      const ask = f.querySelector("[data-ask]");
+      if ((spot && spot.textContent) || ask) replies[formKey(f)] = { text: spot ? spot.textContent : "", ask: ask };
+    });
+    // a folded part the reader opened (the questions, the catalogue) stays open
+    const opened = Array.from(region.querySelectorAll("details"), (d) => d.open);
+    const scrolls = {};
+    region.querySelectorAll(".scroller[id]").forEach((b) => { scrolls[b.id] = b.scrollTop; });
     region.innerHTML = html;
     region.querySelectorAll("input[id]").forEach((i) => { if (typed[i.id]) i.value = typed[i.id]; });
-    if (focused) { const el = document.getElementById(focused); if (el) el.focus(); }
+    const folds = region.querySelectorAll("details");
+    if (folds.length === opened.length) folds.forEach((d, i) => { d.open = opened[i]; });
+    for (const [key, kept] of Object.entries(replies)) {
+      const f = formByKey(key);
+      if (!f) { if (kept.text) pageFeedback(kept.text); continue; }
+      const spot = f.querySelector("[data-feedback]");
+      if (spot && kept.text) spot.textContent = kept.text;
+      if (kept.ask) f.appendChild(kept.ask);
+    }
+    region.querySelectorAll(".scroller[id]").forEach((b) => { if (b.id in scrolls) b.scrollTop = scrolls[b.id]; });
+    region.querySelectorAll("[data-newest]").forEach(toNewest);
+    const again = focused && document.getElementById(focused);
+    if (again) again.focus();
+    else if (focusedKey) {
+      // the focused control is gone (the move was made): focus stays on its form if
+      // it is still there, else on the page's reply
+      const f = formByKey(focusedKey);
+      const target = f ? f.querySelector("button, select, input:not([type=hidden])") : document.getElementById("feedback");
+      if (target) target.focus();
+    }
     picked = null;
+  }
+
+  // Logs show their newest line: scrolled to the bottom on load and on every change.
+  function toNewest(log) {
+    const box = log.closest(".scroller") || log;
+    box.scrollTop = box.scrollHeight;
   }
 
   // The live stream.  When the server cannot be reached (a crash, a restart, a phone
@@ -117,26 +154,90 @@
   }
 
   // A live update may redraw a form between a request and its answer: answer into the
-  // form that is on the page now (text forms are known by their control's id).
+  // form that is on the page now (a form is known by where it posts and its control).
   const checkForm = (id) => document.querySelector(`form[data-control="${id}"]`);
-  const live = (form) => (form && !form.isConnected && form.dataset.control ? checkForm(form.dataset.control) : form);
+  function formKey(form) {
+    const control = form.querySelector("input[name=control]");
+    return (form.getAttribute("action") || "") + "|" + (control ? control.value : "");
+  }
+  const formByKey = (key) => Array.from(document.querySelectorAll("form.control")).find((f) => formKey(f) === key) || null;
+  const live = (form, key) => (form && form.isConnected ? form : (key ? formByKey(key) : null));
+  const words = (name) => { const el = notice(); return (el && el.dataset[name]) || ""; };
 
-  function show(form, text) {
-    form = live(form);
-    const spot = (form && form.querySelector("[data-feedback]")) || document.getElementById("feedback");
+  function pageFeedback(text) {
+    const spot = document.getElementById("feedback");
     if (spot) spot.textContent = text;
   }
 
-  async function post(url, body, form) {
-    const response = await fetch(url, { method: "POST", body: body, credentials: "same-origin",
-      headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
+  function show(form, text, key) {
+    form = live(form, key);
+    const spot = form && form.querySelector("[data-feedback]");
+    if (spot) spot.textContent = text;
+    else pageFeedback(text);
+  }
+
+  // A click that discards progress (or releases a seat) is asked first: the question
+  // and Yes / No appear in the form; Yes sends it again, confirmed.
+  function ask(form, key, url, body, question) {
+    form = live(form, key);
+    if (!form) { pageFeedback(question); return; }
+    const old = form.querySelector("[data-ask]");
+    if (old) old.remove();
+    const box = document.createElement("div");
+    box.className = "ask";
+    box.dataset.ask = "";
+    box.setAttribute("role", "group");
+    const text = document.createElement("p");
+    text.setAttribute("role", "alert");
+    text.className = "question";
+    text.textContent = question;
+    box.setAttribute("aria-label", question);
+    const yes = document.createElement("button");
+    yes.type = "button";
+    yes.className = "yes";
+    yes.textContent = words("yes");
+    const no = document.createElement("button");
+    no.type = "button";
+    no.className = "no";
+    no.textContent = words("no");
+    yes.addEventListener("click", () => {
+      const confirmed = new URLSearchParams(body);
+      confirmed.set("confirm", "yes");
+      const holder = box.closest("form");
+      box.remove();
+      post(url, confirmed, holder, key);
+    });
+    no.addEventListener("click", () => {
+      const holder = box.closest("form");
+      box.remove();
+      show(holder, words("kept"), key);
+      const first = holder && holder.querySelector("button, select, input:not([type=hidden])");
+      if (first) first.focus();
+    });
+    box.append(text, yes, no);
+    form.appendChild(box);
+    no.focus();
+  }
+
+  async function post(url, body, form, key) {
+    key = key || (form ? formKey(form) : null);
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", body: body, credentials: "same-origin",
+        headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
+    } catch (err) {
+      show(form, words("offline"), key);   // the service is down (or the phone is out of range)
+      return;
+    }
     if (response.redirected || !response.ok) {
-      if (response.status === 403) window.location.reload();
+      if (response.status === 403) { window.location.reload(); return; }
+      show(form, words(response.status === 409 ? "stale" : "failed"), key);
       return;
     }
     const reply = await response.json();
+    if (reply.confirm) { ask(form, key, url, body, reply.confirm); return; }
     const lines = (reply.private && reply.private.length ? reply.private : reply.public) || [];
-    show(form, lines.join(" "));
+    show(form, lines.length ? lines.join(" ") : (reply.accepted === null ? words("queued") : ""), key);
   }
 
   document.addEventListener("submit", (e) => {
@@ -191,6 +292,10 @@
     }
   });
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect);
-  else connect();
+  function start() {
+    document.querySelectorAll("[data-newest]").forEach(toNewest);
+    connect();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
