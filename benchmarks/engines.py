@@ -105,7 +105,7 @@ def _task(job: tuple[int, str]) -> list[dict[str, Any]]:
         hint = ps_last.get("text") if ps_last.get("text") in whole.phrases else None
         _w["whisper"].decode(pcm, whole, hint=hint)
         wh_seconds = time.perf_counter() - began
-        ranked = [(s.phrase, s.logprob, s.similarity) for s in _w["whisper"].last.get("ranked", [])]
+        ranked = [(s.phrase, s.logprob, s.similarity, s.free) for s in _w["whisper"].last.get("ranked", [])]
         out.append({
             "clip": index, "condition": condition, "game": game,
             "ref": ref_text,

@@ -35,6 +35,8 @@ class Scores(NamedTuple):
     phrase: str
     logprob: float
     similarity: float
+    #: the score of Whisper's best free text in the same terms (-inf: not scored)
+    free: float = float("-inf")
 
 
 @dataclass(frozen=True)
@@ -48,14 +50,31 @@ class Thresholds:
     log-probability is at least ``min_logprob``, it leads the best phrase of
     another command by ``min_margin``, and its similarity is at least
     ``min_similarity``; or when that similarity alone reaches ``strong_similarity``.
+
+    ``agree_similarity``: an agreement whose similarity is below
+    ``sure_similarity`` but at least this is accepted unsure (asked), not
+    dropped (None: dropped).  ``rescue_logprob``: when Whisper's best phrase
+    fails its own checks while pocketsphinx heard *another* command, Whisper's
+    phrase is still accepted unsure if it scores at least this, is at least
+    ``rescue_similarity`` from Whisper's free text, and leads pocketsphinx's
+    phrase by ``rescue_lead`` in Whisper's own scoring (None: never).
+
+    ``free_gap``: Whisper alone is refused when its best legal phrase scores
+    more than this below Whisper's own free text ("is it my turn" at -0.5
+    against "skip my turn" at -3.0: the audio says something else).
     """
 
-    min_logprob: float = -4.0
+    min_logprob: float = -3.5
     min_similarity: float = 55.0
     strong_similarity: float = 90.0
     min_margin: float = 0.0
     agree_logprob: float = -5.0
     sure_similarity: float = 55.0
+    agree_similarity: float | None = 45.0
+    rescue_logprob: float | None = None
+    rescue_similarity: float = 0.0
+    rescue_lead: float = 0.0
+    free_gap: float | None = None
 
 
 DEFAULT = Thresholds()
@@ -87,6 +106,8 @@ def whisper_choice(ranked: list[Scores], limits: Thresholds = DEFAULT,
     if not ranked:
         return None
     top = ranked[0]
+    if limits.free_gap is not None and top.logprob < top.free - limits.free_gap:
+        return None
     if top.similarity >= limits.strong_similarity:
         return top
     if (top.logprob >= limits.min_logprob and margin(ranked, commands) >= limits.min_margin
@@ -115,8 +136,11 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
       ``agree_logprob`` and Whisper's phrase is near what it heard freely
       (``sure_similarity``: "good game everyone" was heard by both as "new
       game", at similarity 37);
-    * accepted but unsure when Whisper's own checks pass (``whisper_choice``);
-    * nothing when neither holds: a pocketsphinx phrase Whisper does not back
+    * accepted but unsure when the engines agree at a lower similarity
+      (``agree_similarity``), when Whisper's own checks pass
+      (``whisper_choice``), or when Whisper's phrase clearly beats pocketsphinx's
+      other command in Whisper's own scoring (``rescue_logprob``);
+    * nothing when none holds: a pocketsphinx phrase Whisper does not back
       is what chatter looks like.
     """
     if mode == "off":
@@ -124,13 +148,32 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
     if not ranked:
         return None
     top = ranked[0]
-    if (mode != "whisper" and agree(ps_text, top.phrase, commands) and top.logprob >= limits.agree_logprob
-            and top.similarity >= limits.sure_similarity):
-        return Hypothesis(top.phrase, top.logprob, True)
+    both = mode != "whisper"
+    if both and agree(ps_text, top.phrase, commands) and top.logprob >= limits.agree_logprob:
+        if top.similarity >= limits.sure_similarity:
+            return Hypothesis(top.phrase, top.logprob, True)
+        if limits.agree_similarity is not None and top.similarity >= limits.agree_similarity:
+            return Hypothesis(top.phrase, top.logprob, False)
     choice = whisper_choice(ranked, limits, commands)
-    if choice is None:
-        return None
-    return Hypothesis(choice.phrase, choice.logprob, False)
+    if choice is not None:
+        return Hypothesis(choice.phrase, choice.logprob, False)
+    if both and ps_text and _rescued(ps_text, ranked, limits, commands):
+        return Hypothesis(top.phrase, top.logprob, False)
+    return None
+
+
+def _rescued(ps_text: str, ranked: list[Scores], limits: Thresholds, commands: Mapping[str, str] | None) -> bool:
+    """Whisper's best phrase, failing its own checks, against pocketsphinx's other command ("commit" / "quit")."""
+    if limits.rescue_logprob is None:
+        return False
+    top = ranked[0]
+    theirs = _command(ps_text, commands)
+    if theirs == _command(top.phrase, commands):
+        return False
+    scored = [s.logprob for s in ranked if _command(s.phrase, commands) == theirs]
+    lead = top.logprob - scored[0] if scored else float("inf")
+    return (top.logprob >= limits.rescue_logprob and top.similarity >= limits.rescue_similarity
+            and lead >= limits.rescue_lead)
 
 
 class HybridRecognizer:
@@ -159,7 +202,7 @@ class HybridRecognizer:
         if self.mode == "always":
             raw = last.get("text")
             self.whisper.decode(pcm, grammar, hint=raw if raw in grammar.phrases else None)
-            ranked = [Scores(s.phrase, s.logprob, s.similarity) for s in self.whisper.last.get("ranked", [])]
+            ranked = [Scores(s.phrase, s.logprob, s.similarity, s.free) for s in self.whisper.last.get("ranked", [])]
         self.last = {"pocketsphinx": dict(last), "ranked": ranked}
         return decide(ps.text if ps else None, ranked, self.mode, self.limits, grammar.commands)
 

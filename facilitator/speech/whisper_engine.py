@@ -19,8 +19,9 @@ utterance costs one encoder pass and three small decoder calls:
 
 **Out-of-grammar rejection** is the caller's (``hybrid.decide``): each scored
 phrase carries its spelling similarity (0-100) to Whisper's nearest free
-hypothesis.  Chatter ("pass the crisps please") has a nearest legal phrase
-("pass"), but Whisper's own words are far from it.
+hypothesis, and the score, in the same terms, of Whisper's free hypotheses
+themselves (``free``).  Chatter ("is it my turn") has a nearest legal phrase
+("skip my turn"), but Whisper's own words are far from it or score far above it.
 
 The audio is encoded as a window of the clip plus ``pad_seconds`` (at most
 ``window_seconds``), not Whisper's usual 30 s: commands are short and the
@@ -46,11 +47,13 @@ SAMPLE_RATE = 16_000
 
 @dataclass(frozen=True)
 class Scored:
-    """One legal phrase rescored by Whisper: mean token log-probability and similarity to the n-best."""
+    """One legal phrase scored by Whisper: mean token log-probability, similarity to the n-best, and
+    the score of Whisper's best free text in the same terms (``free``: what the audio says if not a command)."""
 
     phrase: str
     logprob: float
     similarity: float
+    free: float = -math.inf
 
 
 def _digit_words() -> dict[str, str]:
@@ -190,13 +193,18 @@ class WhisperRecognizer:
             out.append(total / (len(ids) + 1))
         return out
 
-    def rescore(self, encoded: Any, frames: int, phrases: list[str], heard: list[str]) -> list[Scored]:
-        """``phrases`` scored in one batch (see ``score``), best first."""
+    def rescore(self, encoded: Any, frames: int, phrases: list[str], heard: list[str],
+                free: list[str] | None = None) -> tuple[list[Scored], float]:
+        """``phrases`` scored in one batch (see ``score``), best first, with the best score of ``free``
+        (texts outside the grammar, scored in the same batch; -inf when none)."""
         from rapidfuzz import fuzz
 
+        texts = free or []
+        values = self.score(encoded, phrases + texts)
+        best_free = max(values[len(phrases):], default=-math.inf)
         scored = [Scored(p, s, max((fuzz.ratio(p, h) for h in heard), default=0.0))
-                  for p, s in zip(phrases, self.score(encoded, phrases))]
-        return sorted(scored, key=lambda s: s.logprob, reverse=True)
+                  for p, s in zip(phrases, values)]
+        return sorted(scored, key=lambda s: s.logprob, reverse=True), best_free
 
     def candidates_for(self, heard: list[str], grammar: RecognitionGrammar, hint: str | None) -> list[str]:
         """What the n-best is near, the grammar's one-word phrases (yes, no, more...) and the hint."""
@@ -257,7 +265,9 @@ class WhisperRecognizer:
         phrases = self.candidates_for(heard, grammar, hint)
         if not phrases:
             return None
-        ranked = self.rescore(encoded, frames, phrases, heard)
+        legal = set(grammar.phrases)
+        free = [h for h in dict.fromkeys(heard) if h and h not in legal]
+        ranked, best_free = self.rescore(encoded, frames, phrases, heard, free)
         if self.max_swaps > 0:
             scored = {s.phrase for s in ranked}
             fresh = [p for p in self.swaps(ranked[0].phrase, grammar) if p not in scored]
@@ -265,8 +275,11 @@ class WhisperRecognizer:
                 from rapidfuzz import fuzz
 
                 fresh.sort(key=lambda p: max((fuzz.ratio(p, h) for h in heard), default=0.0), reverse=True)
-                more = self.rescore(encoded, frames, fresh[: self.max_swaps], heard)
+                more, _ = self.rescore(encoded, frames, fresh[: self.max_swaps], heard)
                 ranked = sorted(ranked + more, key=lambda s: s.logprob, reverse=True)
+        # the free text's score, for the out-of-grammar check: the best of the texts and the phrases
+        best_free = max(best_free, ranked[0].logprob)
+        ranked = [Scored(s.phrase, s.logprob, s.similarity, best_free) for s in ranked]
         self.last["ranked"] = ranked[:8]
         top = ranked[0]
         if top.similarity < self.min_similarity:
