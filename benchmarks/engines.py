@@ -1,6 +1,7 @@
 """The clip table of the engines: plain-JSGF reference, pocketsphinx as shipped, Whisper, and the two together.
 
-``python -m benchmarks engines [--quick] [--reuse-corpus] [--raw FILE]`` decodes every
+``python -m benchmarks engines [--quick] [--reuse-corpus] [--raw FILE]
+[--pocketsphinx-from RAW]`` decodes every
 corpus clip (``corpus.py``; held-out voices include flite) in every condition once
 per engine, under the whole game grammar (as ``facilitator recognize``):
 
@@ -35,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import corpus  # noqa: E402
+from benchmarks import corpus
+from facilitator.speech.audio import read_wav
 
 CONDITIONS = ("clean", "babble-20", "babble-10", "babble-5", "white-10")
 QUICK_CONDITIONS = ("clean", "babble-10", "babble-5", "white-10")
@@ -45,7 +47,7 @@ START, END = "<!-- clips:start -->", "<!-- clips:end -->"
 _w: dict[str, Any] = {}
 
 
-def _init(directory: str, clips: list[corpus.Clip]) -> None:
+def _init(directory: str, clips: list[corpus.Clip], reused: str | None = None) -> None:
     from facilitator.games import find_game
     from facilitator.grammar import load_grammar
     from facilitator.speech.grammar_build import recognition_grammar
@@ -66,6 +68,9 @@ def _init(directory: str, clips: list[corpus.Clip]) -> None:
     _w["ref"] = PocketsphinxRecognizer(max_unexplained=None)
     _w["ps"] = PocketsphinxRecognizer()
     _w["whisper"] = WhisperRecognizer()
+    if reused:
+        rows = json.loads(Path(reused).read_text(encoding="utf-8"))["rows"]
+        _w["pocketsphinx"] = {(r["clip"], r["condition"], r["game"]): r for r in rows}
 
 
 def _canonical(game: str, text: str) -> str:
@@ -81,25 +86,30 @@ def _task(job: tuple[int, str]) -> list[dict[str, Any]]:
     index, condition = job
     clip: corpus.Clip = _w["clips"][index]
     kind, _, snr = condition.partition("-")
-    pcm = corpus.read_wav(_w["dir"] / "clean" / clip.file)
+    pcm = read_wav(_w["dir"] / "clean" / clip.file)
     pcm, _ = corpus.mix(pcm, kind, float(snr or 0), seed=index * 31 + len(condition), babble=_w["babble"])
     out = []
     for game in ([clip.game] if clip.want else list(corpus.GAMES)):
         whole = _w["whole"][game]
-        ref = _w["ref"].decode(pcm, _w["own"][game])
-        began = time.perf_counter()
-        ps = _w["ps"].decode(pcm, whole)
-        ps_seconds = time.perf_counter() - began
-        ps_last = dict(_w["ps"].last)
+        kept = _w.get("pocketsphinx", {}).get((index, condition, game))
+        if kept is not None:   # pocketsphinx's rows of an earlier run of the same clips (``--pocketsphinx-from``)
+            ref_text, ps_text, ps_last, ps_seconds = kept["ref"], kept["ps"], dict(kept["ps_last"]), kept["ps_seconds"]
+        else:
+            ref = _w["ref"].decode(pcm, _w["own"][game])
+            began = time.perf_counter()
+            ps = _w["ps"].decode(pcm, whole)
+            ps_seconds = time.perf_counter() - began
+            ps_last = dict(_w["ps"].last)
+            ref_text, ps_text = _canonical(game, ref.text if ref else ""), ps.text if ps else ""
         began = time.perf_counter()
         hint = ps_last.get("text") if ps_last.get("text") in whole.phrases else None
         _w["whisper"].decode(pcm, whole, hint=hint)
         wh_seconds = time.perf_counter() - began
-        ranked = [(s.phrase, s.logprob, s.similarity) for s in _w["whisper"].last.get("ranked", [])[:3]]
+        ranked = [(s.phrase, s.logprob, s.similarity, s.free) for s in _w["whisper"].last.get("ranked", [])]
         out.append({
             "clip": index, "condition": condition, "game": game,
-            "ref": _canonical(game, ref.text if ref else ""),
-            "ps": ps.text if ps else "",
+            "ref": ref_text,
+            "ps": ps_text,
             "ps_last": {k: v for k, v in ps_last.items() if isinstance(v, (int, float, str))},
             "ranked": ranked, "heard": _w["whisper"].last.get("heard", []),
             "ps_seconds": ps_seconds, "whisper_seconds": wh_seconds, "audio_seconds": len(pcm) / 32000,
@@ -107,10 +117,12 @@ def _task(job: tuple[int, str]) -> list[dict[str, Any]]:
     return out
 
 
-def run(directory: Path, clips: list[corpus.Clip], conditions: tuple[str, ...], workers: int) -> list[dict[str, Any]]:
+def run(directory: Path, clips: list[corpus.Clip], conditions: tuple[str, ...], workers: int,
+        reused: Path | None = None) -> list[dict[str, Any]]:
     jobs = [(i, c) for c in conditions for i in range(len(clips))]
     rows: list[dict[str, Any]] = []
-    with get_context("spawn").Pool(workers, initializer=_init, initargs=(str(directory), clips)) as pool:
+    with get_context("spawn").Pool(workers, initializer=_init,
+                                   initargs=(str(directory), clips, str(reused) if reused else None)) as pool:
         for done, part in enumerate(pool.imap_unordered(_task, jobs, chunksize=4), 1):
             rows += part
             if done % 100 == 0:
@@ -118,14 +130,17 @@ def run(directory: Path, clips: list[corpus.Clip], conditions: tuple[str, ...], 
     return rows
 
 
-def decisions(rows: list[dict[str, Any]]) -> dict[str, list[tuple[dict[str, Any], str, bool]]]:
-    """Per engine row: (raw row, canonical command or "", sure)."""
-    from facilitator.grammar import load_grammar
-    from facilitator.games import find_game
+def decisions(rows: list[dict[str, Any]], limits: Any = None) -> dict[str, list[tuple[dict[str, Any], str, bool]]]:
+    """Per engine row: (raw row, canonical command or "", sure); ``limits``: ``hybrid.Thresholds`` (default theirs)."""
     from facilitator.command import Command
+    from facilitator.games import find_game
+    from facilitator.grammar import load_grammar
+    from facilitator.speech.grammar_build import recognition_grammar
     from facilitator.speech.hybrid import Scores, decide
 
     parse_cache: dict[tuple[str, str], str] = {}
+    commands = {game: recognition_grammar(load_grammar(game), lists=find_game(game).recognition_lists() or None
+                                          ).commands for game in corpus.GAMES}
 
     def canonical(game: str, text: str) -> str:
         key = (game, text)
@@ -135,6 +150,9 @@ def decisions(rows: list[dict[str, Any]]) -> dict[str, list[tuple[dict[str, Any]
             parse_cache[key] = parsed.canonical if isinstance(parsed, Command) else ""
         return parse_cache[key]
 
+    from facilitator.speech.hybrid import DEFAULT
+
+    limits = limits or DEFAULT
     out: dict[str, list[tuple[dict[str, Any], str, bool]]] = defaultdict(list)
     for row in rows:
         game = row["game"]
@@ -142,7 +160,7 @@ def decisions(rows: list[dict[str, Any]]) -> dict[str, list[tuple[dict[str, Any]
         out["pocketsphinx alone (light mode)"].append((row, canonical(game, row["ps"]), False))
         scores = [Scores(*r) for r in row["ranked"]]
         for mode in ("whisper", "always"):
-            hyp = decide(row["ps"] or None, scores, mode)
+            hyp = decide(row["ps"] or None, scores, mode, limits, commands[game])
             label = {"whisper": "Whisper alone (rescoring)", "always": "both engines (product default)"}[mode]
             out[label].append((row, canonical(game, hyp.text) if hyp else "", hyp.sure if hyp else False))
     return out
@@ -190,10 +208,11 @@ def timing(rows: list[dict[str, Any]]) -> list[str]:
 
     ps = [r["ps_seconds"] for r in rows]
     wh = [r["whisper_seconds"] for r in rows]
-    return [f"Decode time per utterance (median / 95th percentile, 2 worker processes on a shared 2-core "
-            f"machine): pocketsphinx {statistics.median(ps) * 1000:.0f} / {sorted(ps)[int(0.95 * len(ps))] * 1000:.0f} ms; "
-            f"Whisper (encode, n-best, rescoring) {statistics.median(wh) * 1000:.0f} / "
-            f"{sorted(wh)[int(0.95 * len(wh))] * 1000:.0f} ms."]
+    return [(f"Decode time per utterance (median / 95th percentile, 2 worker processes on a shared 2-core "
+             f"machine): pocketsphinx {statistics.median(ps) * 1000:.0f} / "
+             f"{sorted(ps)[int(0.95 * len(ps))] * 1000:.0f} ms; "
+             f"Whisper (encode, n-best, scoring) {statistics.median(wh) * 1000:.0f} / "
+             f"{sorted(wh)[int(0.95 * len(wh))] * 1000:.0f} ms.")]
 
 
 def write(text: str) -> None:
@@ -215,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw", type=Path, help="save (or, with --reuse-raw, read) the per-decode rows here")
     parser.add_argument("--reuse-raw", action="store_true", help="tabulate --raw without decoding again")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--pocketsphinx-from", type=Path, metavar="RAW",
+                        help="take the reference and pocketsphinx rows from an earlier --raw file of the same "
+                             "corpus and decode only Whisper (when only Whisper's side changed)")
     args = parser.parse_args(argv)
     directory = Path(__file__).resolve().parent / "corpus"
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-bench-"))
@@ -226,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         clips = corpus.load(directory) if args.reuse_corpus else corpus.build(directory, quick=args.quick)
         conditions = QUICK_CONDITIONS if args.quick else CONDITIONS
-        rows = run(directory, clips, conditions, args.workers)
+        rows = run(directory, clips, conditions, args.workers, args.pocketsphinx_from)
         seconds, load = time.perf_counter() - began, f"{os.getloadavg()[1]:.1f}"
         if args.raw:
             args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows, "seconds": seconds,
@@ -238,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
              f"{n_cmd} command clips ({sum(1 for c in clips if c.want and c.held_out)} in held-out voices), "
              f"{sum(1 for c in clips if not c.want)} chatter clips x 4 game grammars; whole game grammar "
              f"(as `facilitator recognize`); decoding took {seconds:.0f} s with a load average of {load} "
-             f"(other work on the machine).", "",
+             f"(other work on the machine)"
+             + ("; the reference and pocketsphinx rows are an earlier run's of the same clips (unchanged code), "
+                "only Whisper decoded again" if args.pocketsphinx_from else "") + ".", "",
              *table(clips, rows, conditions), "", *timing(rows)]
     text = "\n".join(lines)
     print(text)

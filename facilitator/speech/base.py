@@ -14,7 +14,7 @@ Audio inside the project is always 16 kHz mono signed 16-bit little-endian PCM.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -72,12 +72,21 @@ class RecognitionGrammar:
     ``jsgf`` for pocketsphinx, ``phrases`` (every full phrase) for Vosk and
     for Whisper's rescoring (``whisper_engine.py``),
     ``words`` the vocabulary (to check against a dictionary), ``key`` a cache key.
+    ``commands`` maps a phrase to the command it says (its canonical form, by the
+    grammar's own parse), so "read hands" and "read the hands" are one command
+    (``hybrid.decide``); empty when the builder gave none (then a phrase is its
+    own command).
     """
 
     jsgf: str
     phrases: tuple[str, ...]
     words: frozenset[str]
     key: str = ""
+    commands: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def command_of(self, phrase: str) -> str:
+        """The command ``phrase`` says under this grammar (the phrase itself when unknown)."""
+        return self.commands.get(phrase) or phrase
 
 
 class Recognizer(Protocol):

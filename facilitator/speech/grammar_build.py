@@ -2,21 +2,75 @@
 
 ``recognition_grammar(grammar, intents, lists)`` turns the spoken forms legal now
 into a ``RecognitionGrammar``: JSGF for pocketsphinx, the full phrase list for
-Vosk, the vocabulary (checked against the pronunciation dictionaries), and a key
-that names the grammar so recognizers can cache what they build from it.
+Vosk, the vocabulary (checked against the pronunciation dictionaries), a key
+that names the grammar so recognizers can cache what they build from it, and the
+command each phrase says (``commands``: the grammar's own parse, so two engines
+that heard "read hands" and "read the hands" agree).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from ..command import RuntimeLists
+from ..command import Command, RuntimeLists
 from ..grammar import Grammar
 from .base import RecognitionGrammar
 
+#: the command of a wake phrase said alone, and the head of a woken command's
+#: (never a canonical command of the grammars, which start with a word)
+WAKE_COMMAND = "<wake>"
+
 _cache: dict[tuple[int, object, object], RecognitionGrammar] = {}
 _CACHE_SIZE = 64
+
+
+class PhraseCommands(Mapping[str, str]):
+    """Each legal phrase -> the canonical command it says, worked out on first use.
+
+    Parsing all of a grammar's phrases up front costs about a second for
+    Compass Code's 6,459 (every state change builds a grammar); a decision needs
+    two or three, so each is parsed when asked and kept.
+    """
+
+    def __init__(self, phrases: tuple[str, ...], command_of: Callable[[str], str | None]) -> None:
+        self._phrases = frozenset(phrases)
+        self._order = phrases
+        self._command_of = command_of
+        self._known: dict[str, str | None] = {}
+
+    def __getitem__(self, phrase: str) -> str:
+        if phrase not in self._phrases:
+            raise KeyError(phrase)
+        if phrase not in self._known:
+            self._known[phrase] = self._command_of(phrase)
+        found = self._known[phrase]
+        if found is None:
+            raise KeyError(phrase)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (p for p in self._order if p in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, phrase: object) -> bool:
+        if not isinstance(phrase, str) or phrase not in self._phrases:
+            return False
+        try:
+            self[phrase]
+        except KeyError:
+            return False
+        return True
+
+
+def _parser(grammar: Grammar, intents: tuple[str, ...] | None,
+            lists: RuntimeLists | None) -> Callable[[str], str | None]:
+    def command_of(phrase: str) -> str | None:
+        parsed = grammar.parse(phrase, typed=False, intents=intents, lists=lists)
+        return parsed.canonical if isinstance(parsed, Command) else None
+    return command_of
 
 
 def _freeze_lists(lists: RuntimeLists | None) -> object:
@@ -45,7 +99,8 @@ def recognition_grammar(grammar: Grammar, intents: Iterable[str] | None = None,
     phrases = tuple(grammar.spoken_phrases(intents=wanted, lists=lists))
     words = frozenset(w for phrase in phrases for w in phrase.split())
     key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
-    built = RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key)
+    built = RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key,
+                               commands=PhraseCommands(phrases, _parser(grammar, wanted, lists)))
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()
     _cache[cache_key] = built
@@ -78,8 +133,22 @@ def with_wake_prefix(decoding: RecognitionGrammar, wake_phrases: Iterable[str], 
     if bare_wake:
         phrases |= set(wakes)
     key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
-    return RecognitionGrammar(jsgf=jsgf, phrases=tuple(sorted(phrases)),
-                              words=frozenset(x for p in (*wakes, *said) for x in p.split()), key=key)
+    ordered = tuple(sorted(phrases))
+
+    def command_of(phrase: str) -> str | None:
+        # a wake phrase is part of what was said: "hey referee read hands" and
+        # "read hands" are not one hearing (only the first wakes the referee)
+        woke, rest = split_wake(phrase, wakes)
+        if not woke:
+            return decoding.commands.get(phrase)
+        if not rest:
+            return WAKE_COMMAND
+        said_command = decoding.commands.get(rest)
+        return f"{WAKE_COMMAND} {said_command}" if said_command else None
+
+    return RecognitionGrammar(jsgf=jsgf, phrases=ordered,
+                              words=frozenset(x for p in (*wakes, *said) for x in p.split()), key=key,
+                              commands=PhraseCommands(ordered, command_of))
 
 
 def split_wake(text: str, wake_phrases: Iterable[str]) -> tuple[bool, str]:

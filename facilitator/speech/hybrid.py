@@ -10,7 +10,8 @@ A ``verify`` mode (Whisper only for pocketsphinx's unsure hearings) was
 measured and dropped: pocketsphinx's own scores cannot say when it is sure
 (see ``decide``), so there is no fast path to keep.
 
-``decide`` is the whole rule, a pure function of the two engines' outputs, so
+``decide`` is the whole rule, a pure function of the two engines' outputs (and
+the grammar's phrase -> command map), so
 the clip benchmark (``benchmarks/engines.py``) measures exactly what play does.
 The thresholds below were chosen on that benchmark (tuning and held-out voices
 are reported apart); see ``docs/speech.md``.
@@ -18,6 +19,7 @@ are reported apart); see ``docs/speech.md``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -33,66 +35,145 @@ class Scores(NamedTuple):
     phrase: str
     logprob: float
     similarity: float
+    #: the score of Whisper's best free text in the same terms (-inf: not scored)
+    free: float = float("-inf")
 
 
 @dataclass(frozen=True)
 class Thresholds:
     """Whisper's acceptance and sureness, chosen on the clip benchmark's tuning voices.
 
-    Whisper's best phrase is *sure* when pocketsphinx heard the same phrase and
-    Whisper's mean token log-probability is at least ``agree_logprob``.  Alone,
-    it is accepted (not sure) when its log-probability is at least
-    ``min_logprob``, it leads the next phrase by ``min_margin``, and its
-    spelling similarity (0-100) to Whisper's nearest free hypothesis is at least
+    Whisper's best phrase is *sure* when pocketsphinx heard the same command (not
+    necessarily the same words), Whisper's mean token log-probability is at least
+    ``agree_logprob`` and its spelling similarity to Whisper's own free n-best
+    is at least ``sure_similarity``.  Alone, it is accepted (not sure) when its
+    log-probability is at least ``min_logprob``, it leads the best phrase of
+    another command by ``min_margin``, and its similarity is at least
     ``min_similarity``; or when that similarity alone reaches ``strong_similarity``.
+
+    ``agree_similarity``: an agreement whose similarity is below
+    ``sure_similarity`` but at least this is accepted unsure (asked), not
+    dropped (None: dropped).  ``rescue_logprob``: when Whisper's best phrase
+    fails its own checks while pocketsphinx heard *another* command, Whisper's
+    phrase is still accepted unsure if it scores at least this, is at least
+    ``rescue_similarity`` from Whisper's free text, and leads pocketsphinx's
+    phrase by ``rescue_lead`` in Whisper's own scoring (None: never).
+
+    ``free_gap``: Whisper alone is refused when its best legal phrase scores
+    more than this below Whisper's own free text ("is it my turn" at -0.5
+    against "skip my turn" at -3.0: the audio says something else).
     """
 
-    min_logprob: float = -4.0
+    min_logprob: float = -3.5
     min_similarity: float = 55.0
     strong_similarity: float = 90.0
     min_margin: float = 0.0
     agree_logprob: float = -5.0
+    sure_similarity: float = 55.0
+    agree_similarity: float | None = 45.0
+    rescue_logprob: float | None = None
+    rescue_similarity: float = 0.0
+    rescue_lead: float = 0.0
+    free_gap: float | None = None
 
 
 DEFAULT = Thresholds()
 
 
-def whisper_choice(ranked: list[Scores], limits: Thresholds = DEFAULT) -> Scores | None:
+def _command(phrase: str, commands: Mapping[str, str] | None) -> str:
+    """The command ``phrase`` says (the phrase itself when the grammar gave no map)."""
+    return (commands.get(phrase) if commands else None) or phrase
+
+
+def margin(ranked: list[Scores], commands: Mapping[str, str] | None = None) -> float:
+    """How far Whisper's best phrase leads the best phrase of *another* command (inf: none scored).
+
+    "read hands" and "read the hands" are one command, so the runner-up is the
+    first phrase that says something else.
+    """
+    if not ranked:
+        return float("-inf")
+    top = _command(ranked[0].phrase, commands)
+    for other in ranked[1:]:
+        if _command(other.phrase, commands) != top:
+            return ranked[0].logprob - other.logprob
+    return float("inf")
+
+
+def whisper_choice(ranked: list[Scores], limits: Thresholds = DEFAULT,
+                   commands: Mapping[str, str] | None = None) -> Scores | None:
     """Whisper's best-scored legal phrase, when it passes the out-of-grammar check on its own."""
     if not ranked:
         return None
     top = ranked[0]
+    if limits.free_gap is not None and top.logprob < top.free - limits.free_gap:
+        return None
     if top.similarity >= limits.strong_similarity:
         return top
-    margin = top.logprob - ranked[1].logprob if len(ranked) > 1 else float("inf")
-    if top.logprob >= limits.min_logprob and margin >= limits.min_margin and top.similarity >= limits.min_similarity:
+    if (top.logprob >= limits.min_logprob and margin(ranked, commands) >= limits.min_margin
+            and top.similarity >= limits.min_similarity):
         return top
     return None
 
 
+def agree(ps_text: str | None, whisper_phrase: str, commands: Mapping[str, str] | None = None) -> bool:
+    """Whether pocketsphinx's phrase and Whisper's say the same command ("read hands", "read the hands")."""
+    return bool(ps_text) and _command(ps_text or "", commands) == _command(whisper_phrase, commands)
+
+
 def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
-           limits: Thresholds = DEFAULT) -> Hypothesis | None:
+           limits: Thresholds = DEFAULT, commands: Mapping[str, str] | None = None) -> Hypothesis | None:
     """The answer of the two engines under ``mode`` (``whisper``: Whisper alone, for the benchmark).
+
+    ``commands`` maps each legal phrase to its command (``RecognitionGrammar.commands``).
 
     ``off``: pocketsphinx's phrase, never sure (its lattice posterior does not
     tell right from wrong: on the clip benchmark wrong commands scored *higher*).
-    Otherwise Whisper's best legal phrase is the answer: sure when pocketsphinx
-    heard the same phrase (on the benchmark's held-out voices such agreement was
-    right 97-100 % of the time), accepted but unsure when Whisper's own checks
-    pass, and nothing when neither holds: a pocketsphinx phrase Whisper does
-    not back is what chatter looks like.
+    Otherwise Whisper's best legal phrase is the answer:
+
+    * **sure** when pocketsphinx heard the same *command* (other words for it
+      count: "read hands" / "read the hands"), Whisper's score reaches
+      ``agree_logprob`` and Whisper's phrase is near what it heard freely
+      (``sure_similarity``: "good game everyone" was heard by both as "new
+      game", at similarity 37);
+    * accepted but unsure when the engines agree at a lower similarity
+      (``agree_similarity``), when Whisper's own checks pass
+      (``whisper_choice``), or when Whisper's phrase clearly beats pocketsphinx's
+      other command in Whisper's own scoring (``rescue_logprob``);
+    * nothing when none holds: a pocketsphinx phrase Whisper does not back
+      is what chatter looks like.
     """
     if mode == "off":
         return Hypothesis(ps_text, None, False) if ps_text else None
     if not ranked:
         return None
     top = ranked[0]
-    if mode != "whisper" and ps_text and top.phrase == ps_text and top.logprob >= limits.agree_logprob:
-        return Hypothesis(top.phrase, top.logprob, True)
-    choice = whisper_choice(ranked, limits)
-    if choice is None:
-        return None
-    return Hypothesis(choice.phrase, choice.logprob, False)
+    both = mode != "whisper"
+    if both and agree(ps_text, top.phrase, commands) and top.logprob >= limits.agree_logprob:
+        if top.similarity >= limits.sure_similarity:
+            return Hypothesis(top.phrase, top.logprob, True)
+        if limits.agree_similarity is not None and top.similarity >= limits.agree_similarity:
+            return Hypothesis(top.phrase, top.logprob, False)
+    choice = whisper_choice(ranked, limits, commands)
+    if choice is not None:
+        return Hypothesis(choice.phrase, choice.logprob, False)
+    if both and ps_text and _rescued(ps_text, ranked, limits, commands):
+        return Hypothesis(top.phrase, top.logprob, False)
+    return None
+
+
+def _rescued(ps_text: str, ranked: list[Scores], limits: Thresholds, commands: Mapping[str, str] | None) -> bool:
+    """Whisper's best phrase, failing its own checks, against pocketsphinx's other command ("commit" / "quit")."""
+    if limits.rescue_logprob is None:
+        return False
+    top = ranked[0]
+    theirs = _command(ps_text, commands)
+    if theirs == _command(top.phrase, commands):
+        return False
+    scored = [s.logprob for s in ranked if _command(s.phrase, commands) == theirs]
+    lead = top.logprob - scored[0] if scored else float("inf")
+    return (top.logprob >= limits.rescue_logprob and top.similarity >= limits.rescue_similarity
+            and lead >= limits.rescue_lead)
 
 
 class HybridRecognizer:
@@ -121,9 +202,9 @@ class HybridRecognizer:
         if self.mode == "always":
             raw = last.get("text")
             self.whisper.decode(pcm, grammar, hint=raw if raw in grammar.phrases else None)
-            ranked = [Scores(s.phrase, s.logprob, s.similarity) for s in self.whisper.last.get("ranked", [])]
+            ranked = [Scores(s.phrase, s.logprob, s.similarity, s.free) for s in self.whisper.last.get("ranked", [])]
         self.last = {"pocketsphinx": dict(last), "ranked": ranked}
-        return decide(ps.text if ps else None, ranked, self.mode, self.limits)
+        return decide(ps.text if ps else None, ranked, self.mode, self.limits, grammar.commands)
 
     def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
         """pocketsphinx's early-finish check (cheap); Whisper only decides once the utterance ends."""

@@ -1,27 +1,31 @@
 """The second engine: Whisper tiny.en (faster-whisper's CTranslate2 runtime), held to the legal phrases.
 
-Whisper is never trusted as free text.  One utterance costs one encoder pass
-and two small decoder calls:
+Whisper is never trusted as free text: it *scores the legal phrases*
+(``RecognitionGrammar.phrases``, the phrases legal in this state).  One
+utterance costs one encoder pass and three small decoder calls:
 
 1. **n-best**: a beam search (``beam_size`` hypotheses) of free text, no timestamps;
 2. **candidates**: each hypothesis, folded to the grammar's words (lower case,
    no punctuation, digits said as the grammar says them), picks its nearest
-   legal phrases (``RecognitionGrammar.phrases``) by spelling; a hint from the
-   other engine joins them;
-3. **rescoring**: every candidate is force-aligned to the same encoder output in
-   one batch, and scored by its mean token log-probability.  The best one wins.
+   legal phrases by spelling; the grammar's one-word phrases (yes, no, more...)
+   and a hint from the other engine join them;
+3. **closed-set scoring**: every candidate is scored against the same encoder
+   output in one batch, as the mean log-probability of its tokens *and of the
+   sentence ending after it* (end of text or a full stop): without the ending a
+   phrase cut short ("send north") scores as well as the whole command;
+4. **slot swaps**: the best phrase's neighbours (legal phrases that differ from
+   it in one run of at most ``swap_words`` words: another direction, tile, name
+   or number) are scored in a second batch, and the best of all wins.
 
-**Out-of-grammar rejection**: the winner must stay close to what Whisper heard
-freely: its spelling similarity (0-100) to the nearest n-best hypothesis must
-reach ``min_similarity``.  Chatter ("pass the crisps please") has a nearest
-legal phrase ("pass"), but Whisper's own words are far from it.
+**Out-of-grammar rejection** is the caller's (``hybrid.decide``): each scored
+phrase carries its spelling similarity (0-100) to Whisper's nearest free
+hypothesis, and the score, in the same terms, of Whisper's free hypotheses
+themselves (``free``).  Chatter ("is it my turn") has a nearest legal phrase
+("skip my turn"), but Whisper's own words are far from it or score far above it.
 
-The score of the result is the winner's mean token log-probability; ``sure`` is
-left to the caller (``hybrid.py``), which sees both engines.
-
-The audio is encoded as a ``window_seconds`` window, not Whisper's usual 30 s:
-commands are short, a 10 s window encodes about fifteen times faster, and on 28
-held-out babble clips it found 13 commands against 12 with 30 s.
+The audio is encoded as a window of the clip plus ``pad_seconds`` (at most
+``window_seconds``), not Whisper's usual 30 s: commands are short and the
+encoder's cost follows the window.
 """
 
 from __future__ import annotations
@@ -43,11 +47,13 @@ SAMPLE_RATE = 16_000
 
 @dataclass(frozen=True)
 class Scored:
-    """One legal phrase rescored by Whisper: mean token log-probability and similarity to the n-best."""
+    """One legal phrase scored by Whisper: mean token log-probability, similarity to the n-best, and
+    the score of Whisper's best free text in the same terms (``free``: what the audio says if not a command)."""
 
     phrase: str
     logprob: float
     similarity: float
+    free: float = -math.inf
 
 
 def _digit_words() -> dict[str, str]:
@@ -81,18 +87,22 @@ class WhisperRecognizer:
 
     def __init__(self, model_dir: Path | None = None, *, min_similarity: float = 80.0,
                  beam_size: int = 5, candidates: int = 4, max_candidates: int = 16, window_seconds: float = 10.0,
+                 pad_seconds: float = 6.0, swap_words: int = 2, max_swaps: int = 32,
                  threads: int = 2, verify: bool = True) -> None:
         self.min_similarity = min_similarity
         self.beam_size = beam_size
         self.candidates = candidates
         self.max_candidates = max_candidates
         self.window_seconds = window_seconds
+        self.pad_seconds = pad_seconds
+        self.swap_words = swap_words
+        self.max_swaps = max_swaps
         directory = model_dir or packaged_model_dir()
         if verify:
             verify_model_dir(directory)
         try:
             import ctranslate2  # type: ignore[import-untyped]
-            import tokenizers  # type: ignore[import-untyped]
+            import tokenizers
             from faster_whisper.feature_extractor import FeatureExtractor  # type: ignore[import-untyped]
             from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
         except ImportError as exc:
@@ -107,8 +117,12 @@ class WhisperRecognizer:
         self._tokenizer = Tokenizer(hf, False, task=None, language=None)
         self._features = FeatureExtractor()
         self._prompt = list(self._tokenizer.sot_sequence) + [self._tokenizer.no_timestamps]
+        #: tokens that end the sentence after a phrase: end of text, or the stop Whisper writes first
+        self._endings = [self._tokenizer.eot] + [ids[0] for mark in (".", "?", "!")
+                                                  if len(ids := self._tokenizer.encode(mark)) == 1]
         self._digits = _digit_words()
         self._tokens: dict[str, list[list[int]]] = {}
+        self._splits: dict[str, list[tuple[str, list[str]]]] = {}
         self.last: dict[str, Any] = {}
 
     # -- pieces ----------------------------------------------------------
@@ -117,11 +131,16 @@ class WhisperRecognizer:
         words = re.sub(r"[^\w\s']", " ", text.lower().replace("-", " ")).split()
         return " ".join(self._digits.get(w, w) for w in words)
 
+    def _window(self, samples: int) -> float:
+        """Seconds of audio the encoder sees: the clip and ``pad_seconds`` of silence, whole seconds."""
+        return float(min(self.window_seconds, math.ceil(samples / SAMPLE_RATE + self.pad_seconds)))
+
     def _encode(self, pcm: bytes) -> tuple[Any, int]:
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
-        window = int(self.window_seconds * 100)   # feature frames, 10 ms each
-        samples = samples[: int(self.window_seconds * SAMPLE_RATE)]
-        feats = self._features(samples, chunk_length=int(math.ceil(self.window_seconds)))
+        seconds = self._window(len(samples))
+        window = int(seconds * 100)   # feature frames, 10 ms each
+        samples = samples[: int(seconds * SAMPLE_RATE)]
+        feats = self._features(samples, chunk_length=int(seconds))
         frames = min(window, feats.shape[1])
         padded = np.zeros((feats.shape[0], window), np.float32)
         padded[:, :frames] = feats[:, :frames]
@@ -143,29 +162,52 @@ class WhisperRecognizer:
                                       num_hypotheses=self.beam_size, max_length=64)
         return [self._tokenizer.decode(ids) for ids in result[0].sequences_ids]
 
-    def rescore(self, encoded: Any, frames: int, phrases: list[str], heard: list[str]) -> list[Scored]:
-        """``phrases`` force-aligned in one batch, best first."""
+    def score(self, encoded: Any, phrases: list[str]) -> list[float]:
+        """Each phrase's mean log-probability per token, the sentence's ending included, in one batch.
+
+        The decoder is forced through each phrase (``generate`` with the phrase as
+        its prompt's prefix returns the distribution at every step); the ending is
+        the probability that the sentence stops right after the phrase.
+        """
+        if not phrases:
+            return []
+        tokens = [self._phrase_tokens(p)[0] for p in phrases]
+        longest = max(len(t) for t in tokens)
+        encoded_np = np.asarray(encoded)
+        tiled = self._ct2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded_np, len(tokens), axis=0)))
+        # CTranslate2 counts max_length in half-steps here: two per returned step, measured
+        results = self._model.generate(tiled, [self._prompt + t for t in tokens], beam_size=1,
+                                       max_length=2 * (longest + 1) + 1, return_logits_vocab=True,
+                                       suppress_blank=False, suppress_tokens=[])
+        out = []
+        for ids, result in zip(tokens, results):
+            steps = result.logits[0] if result.logits else []
+            if len(steps) <= len(ids):
+                out.append(-math.inf)
+                continue
+            total = 0.0
+            for k, token in enumerate(ids):
+                total += float(_log_softmax(steps[k])[token])
+            ending = _log_softmax(steps[len(ids)])
+            total += float(np.logaddexp.reduce(ending[self._endings]))
+            out.append(total / (len(ids) + 1))
+        return out
+
+    def rescore(self, encoded: Any, frames: int, phrases: list[str], heard: list[str],
+                free: list[str] | None = None) -> tuple[list[Scored], float]:
+        """``phrases`` scored in one batch (see ``score``), best first, with the best score of ``free``
+        (texts outside the grammar, scored in the same batch; -inf when none)."""
         from rapidfuzz import fuzz
 
-        batch: list[list[int]] = []
-        owner: list[int] = []
-        for k, phrase in enumerate(phrases):
-            for tokens in self._phrase_tokens(phrase):
-                batch.append(tokens)
-                owner.append(k)
-        encoded_np = np.asarray(encoded)
-        tiled = self._ct2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded_np, len(batch), axis=0)))
-        results = self._model.align(tiled, self._prompt, batch, [frames // 2] * len(batch))
-        best = [-math.inf] * len(phrases)
-        for k, result in zip(owner, results):
-            probs = np.asarray(result.text_token_probs, dtype=np.float64)
-            score = float(np.mean(np.log(np.maximum(probs, 1e-12)))) if len(probs) else -math.inf
-            best[k] = max(best[k], score)
+        texts = free or []
+        values = self.score(encoded, phrases + texts)
+        best_free = max(values[len(phrases):], default=-math.inf)
         scored = [Scored(p, s, max((fuzz.ratio(p, h) for h in heard), default=0.0))
-                  for p, s in zip(phrases, best)]
-        return sorted(scored, key=lambda s: s.logprob, reverse=True)
+                  for p, s in zip(phrases, values)]
+        return sorted(scored, key=lambda s: s.logprob, reverse=True), best_free
 
     def candidates_for(self, heard: list[str], grammar: RecognitionGrammar, hint: str | None) -> list[str]:
+        """What the n-best is near, the grammar's one-word phrases (yes, no, more...) and the hint."""
         from rapidfuzz import fuzz, process
 
         chosen: dict[str, None] = {}
@@ -176,7 +218,40 @@ class WhisperRecognizer:
                 continue
             for phrase, _, _ in process.extract(text, grammar.phrases, scorer=fuzz.ratio, limit=self.candidates):
                 chosen[phrase] = None
-        return list(chosen)[: self.max_candidates]
+        near = list(chosen)[: self.max_candidates]
+        return near + [p for p in _one_word(grammar) if p not in chosen]
+
+    def _split(self, grammar: RecognitionGrammar) -> list[tuple[str, list[str]]]:
+        """The grammar's phrases with their words, kept for the last few grammars."""
+        found = self._splits.get(grammar.key or str(id(grammar.phrases)))
+        if found is None or len(found) != len(grammar.phrases):
+            if len(self._splits) > 16:
+                self._splits.clear()
+            found = [(p, p.split()) for p in grammar.phrases]
+            self._splits[grammar.key or str(id(grammar.phrases))] = found
+        return found
+
+    def swaps(self, phrase: str, grammar: RecognitionGrammar) -> list[str]:
+        """Legal phrases that differ from ``phrase`` in one run of at most ``swap_words`` words."""
+        words = phrase.split()
+        found: list[str] = []
+        for other, theirs in self._split(grammar):
+            if other == phrase:
+                continue
+            if abs(len(theirs) - len(words)) > self.swap_words:
+                continue
+            head = 0
+            while head < min(len(words), len(theirs)) and words[head] == theirs[head]:
+                head += 1
+            tail = 0
+            while (tail < min(len(words), len(theirs)) - head
+                   and words[-1 - tail] == theirs[-1 - tail]):
+                tail += 1
+            if head + tail == 0:
+                continue
+            if len(words) - head - tail <= self.swap_words and len(theirs) - head - tail <= self.swap_words:
+                found.append(other)
+        return found
 
     # -- the Recognizer protocol -------------------------------------------
     def decode(self, pcm: bytes, grammar: RecognitionGrammar, hint: str | None = None) -> Hypothesis | None:
@@ -190,9 +265,34 @@ class WhisperRecognizer:
         phrases = self.candidates_for(heard, grammar, hint)
         if not phrases:
             return None
-        ranked = self.rescore(encoded, frames, phrases, heard)
-        self.last["ranked"] = ranked[:5]
+        legal = set(grammar.phrases)
+        free = [h for h in dict.fromkeys(heard) if h and h not in legal]
+        ranked, best_free = self.rescore(encoded, frames, phrases, heard, free)
+        if self.max_swaps > 0:
+            scored = {s.phrase for s in ranked}
+            fresh = [p for p in self.swaps(ranked[0].phrase, grammar) if p not in scored]
+            if fresh:
+                from rapidfuzz import fuzz
+
+                fresh.sort(key=lambda p: max((fuzz.ratio(p, h) for h in heard), default=0.0), reverse=True)
+                more, _ = self.rescore(encoded, frames, fresh[: self.max_swaps], heard)
+                ranked = sorted(ranked + more, key=lambda s: s.logprob, reverse=True)
+        # the free text's score, for the out-of-grammar check: the best of the texts and the phrases
+        best_free = max(best_free, ranked[0].logprob)
+        ranked = [Scored(s.phrase, s.logprob, s.similarity, best_free) for s in ranked]
+        self.last["ranked"] = ranked[:8]
         top = ranked[0]
         if top.similarity < self.min_similarity:
             return None
         return Hypothesis(top.phrase, top.logprob)
+
+
+def _log_softmax(logits: Any) -> Any:
+    values = np.asarray(logits, dtype=np.float64)
+    top = values.max()
+    return values - top - math.log(float(np.exp(values - top).sum()))
+
+
+def _one_word(grammar: RecognitionGrammar) -> list[str]:
+    """The grammar's one-word phrases: answers and controls too short for the n-best to pick."""
+    return [p for p in grammar.phrases if " " not in p]
