@@ -535,7 +535,7 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
     return {
         "game": result.game, "condition": result.condition, "voices": result.voices,
         "mode": result.mode, "engines": result.engines,
-        "ended_at": round(max(table.audio.t, table.loop.now()), 3), "over": bool(table.session.over), "cap": cap,
+        "ended_at": round(table.audio.t, 3), "over": bool(table.session.over), "cap": cap,
         "said": table.said, "commands": table.commands,
         "executed": watch.executed, "sounds": watch.sounds,
         "segments": [[round(s.start, 3), round(s.end, 3)] for s in segments],
