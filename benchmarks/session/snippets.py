@@ -55,10 +55,10 @@ SNIPPETS = {
     "lantern-links-quiet-reverberant": Snippet("lantern-links", "quiet", 50.0, 41,
                                                ("piper:joe", "flite:slt", "espeak:en-gb-scotland", "flite:rms"),
                                                rt60=REVERBERANT_RT60),
-    # the light mode (a Pi Zero 2 W): pocketsphinx alone, the same reverberant quiet room
-    "compass-code-quiet-light": Snippet("compass-code", "quiet", 50.0, 43,
-                                        ("flite:rms", "espeak:en-gb-scotland", "piper:joe", "flite:slt"),
-                                        engines="light", rt60=REVERBERANT_RT60),
+    # the light mode (a Pi Zero 2 W): pocketsphinx alone, the same table in the same room
+    "lantern-links-quiet-light": Snippet("lantern-links", "quiet", 50.0, 41,
+                                         ("piper:joe", "flite:slt", "espeak:en-gb-scotland", "flite:rms"),
+                                         engines="light", rt60=REVERBERANT_RT60),
 }
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,8 +72,8 @@ def recognizer(engines: str) -> Recognizer:
     return _recognizers[engines]
 
 
-def replay(name: str, tmp_path: Path) -> tuple[dict[str, object], list[str]]:
-    meta = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
+def replay(name: str, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+    meta: dict[str, Any] = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
     session, reply = Session.start(str(meta["game"]), players=int(meta["players"]), seed=int(meta["seed"]),
                                    log_path=tmp_path / f"{name}.jsonl")
     for line in meta["typed"]:
@@ -117,16 +118,16 @@ def test_there_are_snippets_in_talk_in_a_quiet_reverberant_room_and_of_the_light
 
 
 @pytest.mark.parametrize("name", SNIPPETS)
-def test_the_loop_still_understands_the_table_in_background_talk(name: str, tmp_path: Path) -> None:
+def test_the_loop_still_understands_the_table(name: str, tmp_path: Path) -> None:
     meta, applied = replay(name, tmp_path)
-    meant = [str(c) for c in meta["meant"]]   # type: ignore[attr-defined]
+    meant = [str(c) for c in meta["meant"]] 
     got = understood(meant, applied)
-    pinned = int(meta["understood"])  # type: ignore[arg-type]
+    pinned = int(meta["understood"])
     # one command of slack from three up: a recognizer change may shift a reply by a beat and
     # desync one recorded answer; the endpointer that could not end a command in talk scored 0
     floor = pinned - 1 if pinned >= 3 else pinned
     assert got >= floor, f"{name}: {got} of {len(meant)} commands understood, pinned {pinned}"
-    # everything else applied: actions nobody meant, and a command applied twice when the snippet had one
-    extra = len(applied) - got
-    allowed = int(meta["wrong_actions"]) + int(meta.get("applied_twice", 0)) + 1  # type: ignore[call-overload]
-    assert extra <= allowed, f"{name}: {extra} actions nobody meant: {applied}"
+    # actions nobody meant (a meant command applied again is not one: the recorded players say a
+    # command again when they heard nothing, and a loop that now answers it answers each time)
+    extra = sum(1 for command in applied if command not in {m.lower() for m in meant})
+    assert extra <= int(meta["wrong_actions"]) + 1, f"{name}: {extra} actions nobody meant: {applied}"
