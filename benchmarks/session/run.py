@@ -93,10 +93,29 @@ def _run(job: Job) -> table.Result:
         stem = f"{job.game}-{job.condition}-{job.voice_set}-{job.mode}-{engines}"
         folder = Path(job.transcripts)
         (folder / f"{stem}.txt").write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
-        (folder / f"{stem}.trace.json").write_text(json.dumps(result.trace) + "\n", encoding="utf-8")
+        keep = {**result.trace, "peak_rss_mb": round(result.peak_rss_mb, 1),
+                "wall_seconds": round(result.wall_seconds, 1)}
+        (folder / f"{stem}.trace.json").write_text(json.dumps(keep) + "\n", encoding="utf-8")
     result.transcript = []
     result.trace = {}
     return result
+
+
+def rescored(folders: list[str]) -> list[table.Result]:
+    """Results scored again from the traces ``--transcripts`` wrote (no session is played)."""
+    from benchmarks.session import score
+
+    results = []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.trace.json")):
+            trace = json.loads(path.read_text(encoding="utf-8"))
+            result = table.Result(trace["game"], trace["condition"], trace["voices"], trace["mode"],
+                                  trace["engines"], trace=trace)
+            table.apply_score(result, score.score(trace))
+            result.peak_rss_mb = float(trace.get("peak_rss_mb", 0.0))
+            result.wall_seconds = float(trace.get("wall_seconds", 0.0))
+            results.append(result)
+    return results
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -206,7 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--transcripts", help="write each session's transcript into this folder")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md and README.md alone")
+    parser.add_argument("--rescore", action="append", default=[], metavar="DIR",
+                        help="print the table scored again from the traces a --transcripts run wrote into DIR "
+                             "(any number); nothing is played, nothing written")
     args = parser.parse_args(argv)
+    if args.rescore:
+        return _print_rescored(args.rescore)
 
     for spec in args.voice:   # a voice asked for by name must work
         why = voices.available(spec)
@@ -287,6 +311,26 @@ def main(argv: list[str] | None = None) -> int:
         heading = "## Table sessions (the first table)"
         write_between(ROOT / "benchmarks" / "RESULTS.md", text, heading)
         write_between(ROOT / "README.md", text, "## How well it hears a table")
+    return 0
+
+
+def _print_rescored(folders: list[str]) -> int:
+    missing = [f for f in folders if not Path(f).is_dir()]
+    if missing:
+        print(f"--rescore: no such folder {missing[0]}", file=sys.stderr)
+        return 2
+    results = rescored(folders)
+    if not results:
+        print(f"--rescore: no *.trace.json in {', '.join(folders)}", file=sys.stderr)
+        return 2
+    def order(values: list[str], known: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted(set(values), key=lambda v: known.index(v) if v in known else len(known)))
+
+    conditions = order([r.condition for r in results], tuple(CONDITIONS))
+    sets = order([r.voices for r in results], ("tuning", "held-out"))
+    modes = order([r.mode for r in results], MODES)
+    engines = order([r.engines for r in results], tuple(ENGINES))
+    print("\n".join(summarize(results, conditions, sets, modes, engines)))
     return 0
 
 

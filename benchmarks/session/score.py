@@ -13,7 +13,7 @@ fixture and scored again after the scorer changes):
   answered while a question was open is the utterance being heard), whether the
   referee accepted it and whether it only answers (a query, help);
 * ``sounds``: what the assistant said, the utterance being heard when it said it
-  (``cause``) and the utterance a pending command was heard in (``about``:
+  (``cause``; none when it spoke as time passed) and the utterance a pending command was heard in (``about``:
   ``loop.pending_from``, for questions and echoes);
 * ``segments``: the utterances the endpointer cut; ``ended_at``: the stream time
   the run stopped (the end of the game or of the session).
@@ -38,7 +38,10 @@ The rules (``score``), each stated by a test in tests/loop/test_session_benchmar
   help change nothing in the game: answered for the wrong line they are
   chatter reaching the referee, not wrong actions;
 * *chatter reaching the referee*: chatter lines that caused anything to be
-  executed (accepted or refused), a question or an echo, or a voice control.
+  executed (accepted or refused), a question or an echo, a voice control, or any
+  other spoken answer (a repeat); "Say again?" has its own count.  A sound's
+  cause is the utterance the loop was hearing when it spoke, none when it spoke
+  as time passed (a held command released, a question timed out).
 """
 
 from __future__ import annotations
@@ -169,8 +172,11 @@ def score(trace: dict[str, Any]) -> Score:
         k = line_of(sound["cause"], said)
         if k is None and sound["cause"] is not None and sound["text"] == say_again:
             out.say_again_unprompted += 1
-        if k is not None and said[k]["kind"] == "chatter" and sound["text"] == say_again:
-            out.say_again_chatter += 1
+        if k is not None and said[k]["kind"] == "chatter":
+            if sound["text"] == say_again:
+                out.say_again_chatter += 1
+            elif not sound["text"].startswith("<"):
+                reached.add(k)   # answered aloud: a repeat, a query, a refusal
         about = line_of(sound.get("about"), said)
         if about is not None and said[about]["kind"] == "chatter":
             reached.add(about)   # a question or an echo about what a chatter line was heard as

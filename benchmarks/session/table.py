@@ -16,8 +16,12 @@ the players react to what the loop says:
   into the microphone with a delay (``room.py``).
 
 Everything the loop does is watched through its public surface: the recognizer
-and the speaker are wrapped (``Watch``), ``Session.execute`` is observed, and
-``loop.current`` says which stretch of audio caused what.
+and the speaker are wrapped (``Watch``), ``Session.execute`` and ``loop.hear`` are
+observed, and ``loop.applying_from`` says which utterance a command being
+applied was heard in.  The session is scored after the run from that trace
+(``score.py``).
+
+How the table addresses the referee is its *mode* (``MODES``, see ``Table``).
 """
 
 from __future__ import annotations
@@ -129,6 +133,7 @@ class Watch:
         self.executed: list[dict[str, Any]] = []
         self._decoded: tuple[Segment, float, float] | None = None   # segment, loop time, wall clock
         self.latencies: list[tuple[Segment, float]] = []
+        self.hearing: Segment | None = None
 
     # Recognizer
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
@@ -164,8 +169,23 @@ class Watch:
 
     def _sound(self, at: float, text: str) -> None:
         assert self.loop is not None
-        self.sounds.append({"at": round(at, 3), "text": text, "cause": _span(self.loop.current),
+        # the cause is the utterance being heard, only while the loop hears one: a held
+        # command released or a question timed out as time passes was caused by no utterance
+        self.sounds.append({"at": round(at, 3), "text": text, "cause": _span(self.hearing),
                             "about": _span(self.loop.pending_from)})
+
+    def watch_hearing(self, loop: ListenLoop) -> None:
+        """Note which utterance the loop is hearing (``loop.hear``), for the sounds' causes."""
+        hear = loop.hear
+
+        def heard(segment: Segment) -> None:
+            self.hearing = segment
+            try:
+                hear(segment)
+            finally:
+                self.hearing = None
+
+        loop.hear = heard  # type: ignore[method-assign]
 
     def observe(self, session: Session) -> None:
         execute = session.execute
@@ -179,7 +199,7 @@ class Watch:
                 # not through the loop's apply: a query answered while a question is open
                 # (heard in the utterance being heard), or the loop's own help for a hint
                 answering = loop.state is LoopState.CONFIRMING and command.intent != "help"
-                cause, how = (loop.current, "answered") if answering else (None, "internal")
+                cause, how = (self.hearing, "answered") if answering else (None, "internal")
             reply = execute(command)
             self.executed.append({"at": round(loop.now(), 3), "canonical": command.canonical,
                                   "intent": command.intent, "cause": _span(cause),
@@ -500,6 +520,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         loop = ListenLoop(session, watch, watch, VoiceSettings(), None, settings)
         watch.loop = loop
         watch.observe(session)
+        watch.watch_hearing(loop)
         table = Table(game, session, loop, watch, audio, voices, seats, chatter, minutes, seed, mode)
         loop.announce(reply.public)
         endpointer = endpointer_factory(loop)

@@ -150,12 +150,17 @@ def test_wrong_actions_are_counted_by_where_they_came_from() -> None:
 
 def test_a_question_or_echo_about_chatter_is_chatter_reaching_the_referee() -> None:
     said = [line("chatter", 1.0, 2.0, text="replace it"), line("answer", 3.5, 3.8, meant="no"),
-            line("chatter", 6.0, 7.0, text="louder please")]
+            line("chatter", 6.0, 7.0, text="louder please"), line("chatter", 9.0, 10.0, text="what did he say"),
+            line("chatter", 12.0, 13.0, text="hmm")]
     sounds = [sound(2.3, "Replace packet. Is that right?", [0.9, 2.2], [0.9, 2.2]),
               sound(4.2, "Cancelled.", [3.4, 4.0]),
-              sound(7.3, "Louder, like this.", [5.9, 7.2])]
+              sound(7.3, "Louder, like this.", [5.9, 7.2]),
+              sound(10.3, "Packet 7 replaces packet 10.", [8.9, 10.2]),    # a repeat answered
+              sound(13.3, "Say again?", [11.9, 13.2]),                        # counted on its own
+              sound(13.9, "No answer, so cancelled.", None)]                  # time passed: nobody's
     got = score.score(trace(said, [], [], sounds))
-    assert got.chatter_reached == 2
+    assert got.chatter_reached == 3
+    assert got.say_again_chatter == 1
     assert (got.wrong_chatter, got.wrong_misheard) == (1, 0)   # the control obeyed; the question took nothing
 
 
