@@ -221,3 +221,34 @@ def test_a_short_push_to_talk_session_in_background_talk_is_played_and_scored() 
     again = score.score(json.loads(json.dumps(result.trace)))
     assert [c.understood_at for c in again.commands] == [c.understood_at for c in result.commands]
     assert result.trace["mode"] == "ptt"
+
+
+def test_the_table_has_a_row_per_condition_voices_mode_and_engines() -> None:
+    from benchmarks.session import run
+
+    def result(condition: str, mode: str, engines: str, understood: list[int]) -> table.Result:
+        r = table.Result("clover", condition, "held-out", mode, engines, stream_seconds=60.0)
+        r.commands = [score.CommandTry("pass", "pass", tries=2, understood_at=u) for u in understood]
+        r.wrong_misheard = 1
+        return r
+
+    rows = run.summarize([result("quiet", "always", "both", [1, 2]), result("quiet", "ptt", "both", [0, 1]),
+                          result("quiet", "always", "light", [1, 0]), result("talk-10", "ptt", "both", [2, 2])],
+                         ("quiet", "talk-10"), ("held-out",), ("always", "ptt"), ("both", "light"))
+    assert rows[0].startswith("| condition | voices | mode | engines | commands said |")
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows[2:]]
+    assert [c[:4] for c in cells] == [["quiet", "held-out", "always", "both"], ["quiet", "held-out", "always", "light"],
+                                      ["quiet", "held-out", "ptt", "both"], ["talk-10", "held-out", "ptt", "both"]]
+    assert [c[6] for c in cells] == ["100% (2)", "50% (1)", "50% (1)", "100% (2)"]   # within two tries
+    assert cells[0][9] == "1 (50.0)"   # wrong actions from mishearing, and per 100 commands
+    assert all(len(c) == len(run.COLUMNS) for c in cells)
+
+
+def test_rescoring_reads_the_traces_a_run_wrote(tmp_path: Path) -> None:
+    from benchmarks.session import run
+
+    t = recorded("compass-code-quiet")
+    (tmp_path / "compass-code.trace.json").write_text(json.dumps({**t, "peak_rss_mb": 300.0}), encoding="utf-8")
+    [again] = run.rescored([str(tmp_path)])
+    assert (again.game, again.mode, again.engines, again.peak_rss_mb) == ("compass-code", "always", "both", 300.0)
+    assert sum(1 for c in again.commands if c.understood_at == 1) == 7 and again.applied_twice == 1
