@@ -61,6 +61,8 @@ CHATTER_SHARE = 0.5
 LAUGH_SHARE = 0.15
 #: how long players wait for the loop to take a line before going on
 PATIENCE_SECONDS = 10.0
+#: a line the loop took and met with silence: how long after it players go on (say it again)
+SILENCE_TAKEN_SECONDS = 1.5
 #: push-to-talk: pressed this long before the line starts, released this long after it ends
 PRESS_LEAD_SECONDS = 0.15
 RELEASE_LAG_SECONDS = 0.25
@@ -360,11 +362,13 @@ class Table:
                 return
             # answer the referee about what it heard: a question "yes" or "no"; an echo of
             # something else "no" (an echo of the command meant is left to its window, or
-            # confirmed by saying the command again, as players do)
+            # confirmed by saying the command again, as players do); a question or an echo
+            # about the command after it was applied "no" (it was a late repeat)
             answers = 0
             while (self.loop.pending is not None and self._pending_is(index) and answers < TRIES
                    and not self._closed and self.loop.state in (LoopState.CONFIRMING, LoopState.HOLDING)):
-                right = self.loop.pending.canonical.lower() == meant
+                # the command meant, unless the player heard it applied already (a late repeat)
+                right = self.loop.pending.canonical.lower() == meant and not self._understood(index)
                 if self.loop.state is LoopState.HOLDING and right:
                     break
                 answers += 1
@@ -428,18 +432,20 @@ class Table:
         end = start + len(dry) / SAMPLE_RATE
         utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt))
         self.said.append(utterance)
-        heard_before = self.loop.heard_segments
+        heard_before, sounds_before = self.loop.heard_segments, len(self.watch.sounds)
         yield from self.audio.until(end)
         if press:
             yield from self.audio.until(end + RELEASE_LAG_SECONDS)
             self.loop.release(self.audio.t)
+        # wait for the loop: until it reacts (a sound or a sentence), or it has taken the line
+        # and stayed silent a moment (chatter gets silence), or patience runs out
         waited_until = end + PATIENCE_SECONDS
         while not self._closed and self.audio.t < waited_until:
-            current = self.loop.current
-            if (self.loop.heard_segments > heard_before and current is not None
-                    and current.end >= end - 0.3 and current.start <= end):
+            if self.loop.state is LoopState.DONE or len(self.watch.sounds) > sounds_before:
                 break
-            if self.loop.state is LoopState.DONE:
+            current = self.loop.current
+            if (self.loop.heard_segments > heard_before and current is not None and current.start <= end
+                    and self.audio.t >= end + SILENCE_TAKEN_SECONDS):
                 break
             yield from self.audio.until(self.audio.t + 0.09)
         return utterance
