@@ -26,6 +26,7 @@ How the table addresses the referee is its *mode* (``MODES``, see ``Table``).
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import resource
@@ -248,8 +249,8 @@ class TableAudio:
         return len(x) / SAMPLE_RATE
 
     def until(self, t: float) -> Iterator[Frame]:
-        """Frames up to stream time ``t``."""
-        end = int(t * SAMPLE_RATE)
+        """Frames up to stream time ``t`` (at least one frame whenever ``t`` is ahead)."""
+        end = math.ceil(round(t * SAMPLE_RATE, 6))
         while self.position < end and not self.closed:
             a, b = self.position, self.position + FRAME_SAMPLES
             chunk = np.zeros(FRAME_SAMPLES, dtype=np.float32)

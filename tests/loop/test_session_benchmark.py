@@ -252,3 +252,13 @@ def test_rescoring_reads_the_traces_a_run_wrote(tmp_path: Path) -> None:
     [again] = run.rescored([str(tmp_path)])
     assert (again.game, again.mode, again.engines, again.peak_rss_mb) == ("compass-code", "always", "both", 300.0)
     assert sum(1 for c in again.commands if c.understood_at == 1) == 7 and again.applied_twice == 1
+
+
+def test_the_table_audio_always_moves_on_when_asked_for_a_later_time() -> None:
+    # a player waiting for a start a fraction of a sample ahead once spun for ever
+    audio = table.TableAudio(np.zeros(SAMPLE_RATE * 2, dtype=np.int16), room.impulse_response())
+    list(audio.until(1.0))
+    before = audio.t
+    frames = list(audio.until(before + 1e-5))
+    assert len(frames) == 1 and audio.t > before
+    assert list(audio.until(audio.t)) == []
