@@ -6,7 +6,12 @@ from file audio through ``ListenLoop.run_audio`` with the product's endpointer
 recognizer (``make_recognizer()``): see ``table.py`` for the players and
 ``room.py`` for the room.  Conditions: a quiet room (steady noise only), and
 other people talking in the background for the whole session 30, 20 and 10 dB
-below the players (with the same steady noise).
+below the players (with the same steady noise).  ``--mode`` says how the table
+addresses the referee (always listening, the wake phrase in the same breath,
+push-to-talk, push-to-talk with a close-talk microphone; ``all``: each in turn)
+and ``--engines`` which recognizer hears it (``both``: pocketsphinx with Whisper,
+as the README installs it; ``light``: pocketsphinx alone, ``--second-engine off``).
+Every row is one condition x voice set x mode x engines.
 
 The table is printed as markdown and, unless ``--no-write``, written as the
 first table of ``benchmarks/RESULTS.md`` and of ``README.md`` (between the
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import multiprocessing
 import os
 import statistics
@@ -31,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.session import table, voices  # noqa: E402
+from benchmarks.session import table, voices
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: condition -> background talk below the players in dB (None: no background talk)
@@ -42,11 +48,21 @@ QUICK_MINUTES = 2.0
 START, END = "<!-- session-table:start -->", "<!-- session-table:end -->"
 
 
+#: how the table addresses the referee (``table.MODES``); ``all`` runs each
+MODES = table.MODES
+#: the recognizer: both engines (the README's install) or pocketsphinx alone (a Pi Zero 2 W)
+ENGINES = {"both": "always", "light": "off"}
+#: the rooms a gated mode is run in unless --conditions says (a noisy table's choice)
+GATED_CONDITIONS = ("quiet", "talk-20", "talk-10")
+
+
 @dataclass(frozen=True)
 class Job:
     game: str
     condition: str
     voice_set: str
+    mode: str
+    engines: str
     seats: tuple[str, ...]
     minutes: float
     seed: int
@@ -63,18 +79,43 @@ def _run(job: Job) -> table.Result:
     from facilitator.speech.endpoint import Endpointer
     from facilitator.speech.recognize import make_recognizer
 
-    recognizer = make_recognizer()
+    recognizer = make_recognizer(second_engine=ENGINES[job.engines])
+    # the label says what heard the table: without the whisper extra "both" is pocketsphinx alone
+    engines = "both" if getattr(recognizer, "name", "") == "pocketsphinx+whisper" else "light"
     options = dict(job.endpoint)
     result = table.play(job.game, job.condition, CONDITIONS[job.condition], job.voice_set, job.seats,
                         job.minutes, job.seed, recognizer,
                         lambda loop: Endpointer(complete=loop.complete, **options),
                         background=Path(job.background) if job.background else None,
-                        ir_path=Path(job.room) if job.room else None, chatter=CHATTER)
+                        ir_path=Path(job.room) if job.room else None, chatter=CHATTER,
+                        mode=job.mode, engines=engines)
     if job.transcripts:
-        path = Path(job.transcripts) / f"{job.game}-{job.condition}-{job.voice_set}.txt"
-        path.write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
+        stem = f"{job.game}-{job.condition}-{job.voice_set}-{job.mode}-{engines}"
+        folder = Path(job.transcripts)
+        (folder / f"{stem}.txt").write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
+        keep = {**result.trace, "peak_rss_mb": round(result.peak_rss_mb, 1),
+                "wall_seconds": round(result.wall_seconds, 1)}
+        (folder / f"{stem}.trace.json").write_text(json.dumps(keep) + "\n", encoding="utf-8")
     result.transcript = []
+    result.trace = {}
     return result
+
+
+def rescored(folders: list[str]) -> list[table.Result]:
+    """Results scored again from the traces ``--transcripts`` wrote (no session is played)."""
+    from benchmarks.session import score
+
+    results = []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.trace.json")):
+            trace = json.loads(path.read_text(encoding="utf-8"))
+            result = table.Result(trace["game"], trace["condition"], trace["voices"], trace["mode"],
+                                  trace["engines"], trace=trace)
+            table.apply_score(result, score.score(trace))
+            result.peak_rss_mb = float(trace.get("peak_rss_mb", 0.0))
+            result.wall_seconds = float(trace.get("wall_seconds", 0.0))
+            results.append(result)
+    return results
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -82,42 +123,55 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tuple[str, ...]) -> list[str]:
-    lines = [
-        "| condition | voices | commands said | understood, 1st try | within 2 tries | wrong actions "
-        "| chatter lines | chatter reaching the referee | \"Say again?\" per min of chatter "
-        "| \"Say again?\" to nobody, per min "
-        "| end of speech → answer, median / p95 | segments cut at the cap | peak RSS |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+COLUMNS = ("condition", "voices", "mode", "engines", "commands said", "understood, 1st try", "within 2 tries",
+           "applied twice", "wrong actions from chatter", "wrong actions from mishearing, per 100 commands",
+           "chatter lines", "chatter reaching the referee", "\"Say again?\" per min of chatter",
+           "\"Say again?\" to nobody, per min", "end of speech → answer, median / p95",
+           "segments cut at the cap", "peak RSS")
+
+
+def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tuple[str, ...],
+              modes: tuple[str, ...] = ("always",), engines: tuple[str, ...] = ("both",)) -> list[str]:
+    """The table: one row per condition x voice set x mode x engines that has sessions."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    labels = tuple(dict.fromkeys(engines + tuple(r.engines for r in results)))
     for condition in conditions:
         for voice_set in sets:
-            rows = [r for r in results if r.condition == condition and r.voices == voice_set]
-            if not rows:
-                continue
-            commands = [c for r in rows for c in r.commands]
-            said = len(commands)
-            first = sum(1 for c in commands if c.understood_at == 1)
-            two = sum(1 for c in commands if 1 <= c.understood_at <= 2)
-            wrong = sum(r.wrong_actions for r in rows)
-            chat = sum(r.chatter_lines for r in rows)
-            reached = sum(r.chatter_reached for r in rows)
-            minutes = sum(r.chatter_seconds for r in rows) / 60
-            again = sum(r.say_again_chatter for r in rows)
-            unprompted = sum(r.say_again_unprompted for r in rows)
-            session_minutes = sum(r.stream_seconds for r in rows) / 60
-            lat = [x for r in rows for x in r.latencies]
-            segs = sum(r.segments for r in rows)
-            capped = sum(r.capped_segments for r in rows)
-            rss = max(r.peak_rss_mb for r in rows)
-            latency = (f"{statistics.median(lat) * 1000:.0f} / {percentile(lat, 0.95) * 1000:.0f} ms"
-                       if lat else "-")
-            lines.append(
-                f"| {condition} | {voice_set} | {said} | {_pct(first, said)} | {_pct(two, said)} | {wrong} "
-                f"| {chat} | {reached} | {again / minutes if minutes else 0:.1f} "
-                f"| {unprompted / session_minutes if session_minutes else 0:.1f} | {latency} "
-                f"| {capped} of {segs} | {rss:.0f} MB |")
+            for mode in modes:
+                for label in labels:
+                    rows = [r for r in results if (r.condition, r.voices, r.mode, r.engines)
+                            == (condition, voice_set, mode, label)]
+                    if rows:
+                        lines.append(_row(rows, (condition, voice_set, mode, label)))
     return lines
+
+
+def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
+    commands = [c for r in rows for c in r.commands]
+    said = len(commands)
+    first = sum(1 for c in commands if c.understood_at == 1)
+    two = sum(1 for c in commands if 1 <= c.understood_at <= 2)
+    twice = sum(r.applied_twice for r in rows)
+    from_chatter = sum(r.wrong_chatter for r in rows)
+    misheard = sum(r.wrong_misheard for r in rows)
+    chat = sum(r.chatter_lines for r in rows)
+    reached = sum(r.chatter_reached for r in rows)
+    minutes = sum(r.chatter_seconds for r in rows) / 60
+    again = sum(r.say_again_chatter for r in rows)
+    unprompted = sum(r.say_again_unprompted for r in rows)
+    session_minutes = sum(r.stream_seconds for r in rows) / 60
+    lat = [x for r in rows for x in r.latencies]
+    segs = sum(r.segments for r in rows)
+    capped = sum(r.capped_segments for r in rows)
+    rss = max(r.peak_rss_mb for r in rows)
+    latency = (f"{statistics.median(lat) * 1000:.0f} / {percentile(lat, 0.95) * 1000:.0f} ms"
+               if lat else "-")
+    per_100 = f"{misheard} ({100 * misheard / said:.1f})" if said else str(misheard)
+    cells = [*key, str(said), _pct(first, said), _pct(two, said), str(twice), str(from_chatter), per_100,
+             str(chat), str(reached), f"{again / minutes if minutes else 0:.1f}",
+             f"{unprompted / session_minutes if session_minutes else 0:.1f}", latency,
+             f"{capped} of {segs}", f"{rss:.0f} MB"]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _pct(part: int, whole: int) -> str:
@@ -161,10 +215,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--room", help="a room impulse response (WAV)")
     parser.add_argument("--endpoint", action="append", default=[], metavar="OPTION=VALUE",
                         help="an Endpointer option to try (silence_seconds=0.4)")
+    parser.add_argument("--mode", default="always",
+                        help="how the table addresses the referee, comma-separated from "
+                             + ", ".join(MODES) + ", or all")
+    parser.add_argument("--engines", default="both",
+                        help="both (pocketsphinx with Whisper), light (pocketsphinx alone), or both,light")
+    parser.add_argument("--second-engine", choices=("auto", "off", "always"),
+                        help="as facilitator's option: off is --engines light, always or auto --engines both")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--transcripts", help="write each session's transcript into this folder")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md and README.md alone")
+    parser.add_argument("--rescore", action="append", default=[], metavar="DIR",
+                        help="print the table scored again from the traces a --transcripts run wrote into DIR "
+                             "(any number); nothing is played, nothing written")
     args = parser.parse_args(argv)
+    if args.rescore:
+        return _print_rescored(args.rescore)
 
     for spec in args.voice:   # a voice asked for by name must work
         why = voices.available(spec)
@@ -182,6 +248,17 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in conditions if c not in CONDITIONS]
     if unknown:
         print(f"unknown condition {unknown[0]!r} (one of {', '.join(CONDITIONS)})", file=sys.stderr)
+        return 2
+    modes = MODES if args.mode == "all" else tuple(m for m in args.mode.split(",") if m)
+    if not modes or any(m not in MODES for m in modes):
+        print(f"--mode takes names from {', '.join(MODES)}, or all", file=sys.stderr)
+        return 2
+    if args.second_engine is not None:
+        engine_sets: tuple[str, ...] = ("light",) if args.second_engine == "off" else ("both",)
+    else:
+        engine_sets = tuple(e for e in args.engines.split(",") if e)
+    if not engine_sets or any(e not in ENGINES for e in engine_sets):
+        print(f"--engines takes names from {', '.join(ENGINES)}", file=sys.stderr)
         return 2
     games = [g for g in args.games.split(",") if g]
     if not games or any(g not in GAMES for g in games):
@@ -202,10 +279,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.transcripts:
         Path(args.transcripts).mkdir(parents=True, exist_ok=True)
-    jobs = [Job(game, condition, name, specs, minutes, args.seed + 100 * g, args.background, args.room,
-                endpoint, args.transcripts)
-            for condition in conditions for name, specs in sets.items()
-            for g, game in enumerate(games)]
+    def rooms(mode: str) -> tuple[str, ...]:
+        if args.conditions or mode == "always":
+            return conditions
+        return tuple(c for c in conditions if c in GATED_CONDITIONS)
+
+    jobs = [Job(game, condition, name, mode, engine, specs, minutes, args.seed + 100 * g, args.background,
+                args.room, endpoint, args.transcripts)
+            for mode in modes for engine in engine_sets for condition in rooms(mode)
+            for name, specs in sets.items() for g, game in enumerate(games)]
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers, maxtasksperchild=1) as pool:
@@ -214,20 +296,41 @@ def main(argv: list[str] | None = None) -> int:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     setting = ", ".join(f"{k}={v}" for k, v in endpoint) or "the product's defaults"
     stream = sum(r.stream_seconds for r in results) / 60
+    command = " ".join(["python -m benchmarks session", *(argv if argv is not None else sys.argv[1:])])
     text = "\n".join([
-        (f"`python -m benchmarks session{' --quick' if args.quick else ''}` on {_machine()}, {stamp}: "
+        (f"`{command}` on {_machine()}, {stamp}: "
          f"{len(results)} sessions of {minutes:g} minutes ({', '.join(games)}), "
          f"{stream:.0f} minutes of table audio "
          f"in {took / 60:.0f} minutes; endpointer: {setting}; held-out voices: "
          f"{', '.join(voices.label(v) for v in held_out)}."),
         "",
-        *summarize(results, conditions, tuple(sets)),
+        *summarize(results, conditions, tuple(sets), modes, engine_sets),
     ])
     print(text)
     if not args.no_write:
         heading = "## Table sessions (the first table)"
         write_between(ROOT / "benchmarks" / "RESULTS.md", text, heading)
         write_between(ROOT / "README.md", text, "## How well it hears a table")
+    return 0
+
+
+def _print_rescored(folders: list[str]) -> int:
+    missing = [f for f in folders if not Path(f).is_dir()]
+    if missing:
+        print(f"--rescore: no such folder {missing[0]}", file=sys.stderr)
+        return 2
+    results = rescored(folders)
+    if not results:
+        print(f"--rescore: no *.trace.json in {', '.join(folders)}", file=sys.stderr)
+        return 2
+    def order(values: list[str], known: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted(set(values), key=lambda v: known.index(v) if v in known else len(known)))
+
+    conditions = order([r.condition for r in results], tuple(CONDITIONS))
+    sets = order([r.voices for r in results], ("tuning", "held-out"))
+    modes = order([r.mode for r in results], MODES)
+    engines = order([r.engines for r in results], tuple(ENGINES))
+    print("\n".join(summarize(results, conditions, sets, modes, engines)))
     return 0
 
 

@@ -16,18 +16,23 @@ the players react to what the loop says:
   into the microphone with a delay (``room.py``).
 
 Everything the loop does is watched through its public surface: the recognizer
-and the speaker are wrapped (``Watch``), ``Session.execute`` is observed, and
-``loop.current`` says which stretch of audio caused what.
+and the speaker are wrapped (``Watch``), ``Session.execute`` and ``loop.hear`` are
+observed, and ``loop.applying_from`` says which utterance a command being
+applied was heard in.  The session is scored after the run from that trace
+(``score.py``).
+
+How the table addresses the referee is its *mode* (``MODES``, see ``Table``).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import resource
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +40,21 @@ import numpy as np
 
 from facilitator.command import Command
 from facilitator.session import CONTROLS, Reply, Session
-from facilitator.speech.base import FRAME_BYTES, SAMPLE_RATE, SAMPLE_WIDTH, Frame, Hypothesis, RecognitionGrammar, Segment
-from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
+from facilitator.speech.base import (
+    FRAME_BYTES,
+    SAMPLE_RATE,
+    SAMPLE_WIDTH,
+    Frame,
+    Hypothesis,
+    RecognitionGrammar,
+    Segment,
+    VoiceSettings,
+)
+from facilitator.speech.loop import ASIDES, ListenLoop, LoopSettings, LoopState
 from facilitator.speech.tts import Synthesizer, load_earcon
 
-from . import players, room
+from . import players, room, score
+from .score import CommandTry
 from .voices import Voices
 
 TRIES = 3
@@ -48,6 +62,15 @@ CHATTER_SHARE = 0.5
 LAUGH_SHARE = 0.15
 #: how long players wait for the loop to take a line before going on
 PATIENCE_SECONDS = 10.0
+#: a line the loop took and met with silence: how long after it players go on (say it again)
+SILENCE_TAKEN_SECONDS = 1.5
+#: push-to-talk: pressed this long before the line starts, released this long after it ends
+PRESS_LEAD_SECONDS = 0.15
+RELEASE_LAG_SECONDS = 0.25
+#: a close-talk microphone (5-10 cm from the mouth, talkers about 1 m away): the rest this much quieter
+CLOSE_TALK_GAIN_DB = 15.0
+#: how the table addresses the referee (see ``Table``)
+MODES = ("always", "wake", "ptt", "ptt-close")
 FRAME_SAMPLES = FRAME_BYTES // SAMPLE_WIDTH
 LAUGHTER = ("ha ha ha ha", "ha ha ha", "oh ha ha ha ha")
 
@@ -59,17 +82,9 @@ class Utterance:
     voice: str
     start: float
     end: float
-    command: int = -1    # index into Result.commands (commands and their answers)
+    command: int = -1    # index into the commands (a command's tries and their answers)
     meant: str = ""      # canonical command meant ("" for chatter)
-
-
-@dataclass
-class CommandTry:
-    canonical: str
-    text: str
-    tries: int = 0
-    understood_at: int = 0   # the try after which the referee applied it (0: never)
-    wrong: bool = False
+    attempt: int = 0     # the try of the command this line is (or answers)
 
 
 @dataclass
@@ -77,9 +92,13 @@ class Result:
     game: str
     condition: str
     voices: str
+    mode: str = "always"
+    engines: str = "both"
     stream_seconds: float = 0.0
     commands: list[CommandTry] = field(default_factory=list)
-    wrong_actions: int = 0
+    applied_twice: int = 0
+    wrong_chatter: int = 0
+    wrong_misheard: int = 0
     chatter_lines: int = 0
     chatter_seconds: float = 0.0
     chatter_reached: int = 0
@@ -91,27 +110,39 @@ class Result:
     segments: int = 0
     capped_segments: int = 0
     transcript: list[str] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def wrong_actions(self) -> int:
+        return self.wrong_chatter + self.wrong_misheard
+
+
+def _span(segment: Segment | None) -> list[float] | None:
+    return None if segment is None else [round(segment.start, 3), round(segment.end, 3)]
 
 
 class Watch:
     """Wraps the recognizer and the speaker; records who caused what, and when."""
 
-    def __init__(self, recognizer: Any, synthesizer: Synthesizer, audio: "TableAudio") -> None:
+    def __init__(self, recognizer: Any, synthesizer: Synthesizer, audio: TableAudio) -> None:
         self.recognizer = recognizer
         self.name = getattr(recognizer, "name", "recognizer")
         self.synthesizer = synthesizer
         self.audio = audio
         self.loop: ListenLoop | None = None
-        self.sounds: list[tuple[float, str, Segment | None]] = []   # (loop time, text or earcon, cause)
-        self.executed: list[tuple[Command, Segment | None]] = []
+        #: what the assistant said: at, text (or <earcon>), the utterance being heard, the pending one's
+        self.sounds: list[dict[str, Any]] = []
+        #: what Session.execute ran: at, canonical, intent, the utterance it was heard in, accepted, how
+        self.executed: list[dict[str, Any]] = []
         self._decoded: tuple[Segment, float, float] | None = None   # segment, loop time, wall clock
         self.latencies: list[tuple[Segment, float]] = []
+        self.hearing: Segment | None = None
 
     # Recognizer
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         assert self.loop is not None
         began = cpu_seconds()
-        hyp = self.recognizer.decode(pcm, grammar)
+        hyp: Hypothesis | None = self.recognizer.decode(pcm, grammar)
         if self.loop.current is not None:
             self._decoded = (self.loop.current, self.loop.now(), began)
         return hyp
@@ -129,22 +160,55 @@ class Watch:
             segment, decoded_at, began = self._decoded
             self.latencies.append((segment, decoded_at - segment.end + cpu_seconds() - began))
             self._decoded = None
-        self.sounds.append((at, text, self.loop.current))
+        self._sound(at, text)
         seconds = self.audio.leak(pcm, rate, at)
         return seconds
 
     def earcon(self, name: str) -> None:
         assert self.loop is not None
         pcm, rate = load_earcon(name)
-        self.sounds.append((self.loop.now(), f"<{name}>", self.loop.current))
+        self._sound(self.loop.now(), f"<{name}>")
         self.audio.leak(pcm, rate, self.loop.now())
+
+    def _sound(self, at: float, text: str) -> None:
+        assert self.loop is not None
+        # the cause is the utterance being heard, only while the loop hears one: a held
+        # command released or a question timed out as time passes was caused by no utterance
+        self.sounds.append({"at": round(at, 3), "text": text, "cause": _span(self.hearing),
+                            "about": _span(self.loop.pending_from)})
+
+    def watch_hearing(self, loop: ListenLoop) -> None:
+        """Note which utterance the loop is hearing (``loop.hear``), for the sounds' causes."""
+        hear = loop.hear
+
+        def heard(segment: Segment) -> None:
+            self.hearing = segment
+            try:
+                hear(segment)
+            finally:
+                self.hearing = None
+
+        loop.hear = heard  # type: ignore[method-assign]
 
     def observe(self, session: Session) -> None:
         execute = session.execute
+        queries = frozenset(session.referee.queries) | ASIDES
 
         def watched(command: Command) -> Reply:
-            self.executed.append((command, self.loop.current if self.loop else None))
-            return execute(command)
+            loop = self.loop
+            assert loop is not None
+            cause, how = loop.applying_from, "applied"
+            if cause is None:
+                # not through the loop's apply: a query answered while a question is open
+                # (heard in the utterance being heard), or the loop's own help for a hint
+                answering = loop.state is LoopState.CONFIRMING and command.intent != "help"
+                cause, how = (self.hearing, "answered") if answering else (None, "internal")
+            reply = execute(command)
+            self.executed.append({"at": round(loop.now(), 3), "canonical": command.canonical,
+                                  "intent": command.intent, "cause": _span(cause),
+                                  "accepted": bool(reply.accepted), "query": command.intent in queries,
+                                  "how": how})
+            return reply
 
         session.execute = watched  # type: ignore[method-assign]
 
@@ -152,9 +216,10 @@ class Watch:
 class TableAudio:
     """The microphone's signal: background bed + reverberated players + the assistant's leak."""
 
-    def __init__(self, bed: np.ndarray, ir: np.ndarray) -> None:
+    def __init__(self, bed: np.ndarray, ir: np.ndarray, room_gain: float = 1.0) -> None:
         self.bed = bed                   # int16, the whole session's background
         self.ir = ir
+        self.room_gain = room_gain       # the room's sounds at a close-talk microphone (1: a table mic)
         self.position = 0                # next sample to emit
         self.sounds: list[tuple[int, np.ndarray]] = []   # (first sample, float samples)
         self.closed = False
@@ -165,7 +230,7 @@ class TableAudio:
         return self.position / SAMPLE_RATE
 
     def add(self, samples: np.ndarray, at: float) -> None:
-        first = int(round(at * SAMPLE_RATE))
+        first = round(at * SAMPLE_RATE)
         if first < self.position:
             samples = samples[self.position - first:]
             first = self.position
@@ -179,13 +244,13 @@ class TableAudio:
             pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)
         x = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
         if len(x):
-            self.add(room.reverb(room.level(x, room.SPEECH_DBFS - room.LEAK_BELOW_DB), self.ir),
+            self.add(room.reverb(room.level(x, room.SPEECH_DBFS - room.LEAK_BELOW_DB), self.ir) * self.room_gain,
                      at + room.LEAK_DELAY_SECONDS)
         return len(x) / SAMPLE_RATE
 
     def until(self, t: float) -> Iterator[Frame]:
-        """Frames up to stream time ``t``."""
-        end = int(t * SAMPLE_RATE)
+        """Frames up to stream time ``t`` (at least one frame whenever ``t`` is ahead)."""
+        end = math.ceil(round(t * SAMPLE_RATE, 6))
         while self.position < end and not self.closed:
             a, b = self.position, self.position + FRAME_SAMPLES
             chunk = np.zeros(FRAME_SAMPLES, dtype=np.float32)
@@ -208,17 +273,28 @@ class TableAudio:
 
 
 class Table:
-    """The players: an AudioSource that decides each line after hearing the loop."""
+    """The players: an AudioSource that decides each line after hearing the loop.
+
+    ``mode``: how the table addresses the referee.  *always*: commands said as
+    they are; *wake*: "hey referee" (a ``[lists.wake]`` phrase) in the same
+    breath before each command; *ptt*: the speaking player holds the button from
+    just before the line to just after it (chatter is never pressed); *ptt-close*:
+    push-to-talk with a close-talk microphone: the pressing player's line reaches
+    the microphone dry and everything else (the room's talk, the other players,
+    the assistant's voice) ``CLOSE_TALK_GAIN_DB`` quieter relative to it.
+    """
 
     def __init__(self, game: str, session: Session, loop: ListenLoop, watch: Watch, audio: TableAudio,
-                 voices: Voices, seats: tuple[str, ...], chatter: tuple[str, ...], result: Result,
-                 minutes: float, seed: int) -> None:
+                 voices: Voices, seats: tuple[str, ...], chatter: tuple[str, ...],
+                 minutes: float, seed: int, mode: str = "always") -> None:
         self.game, self.session, self.loop, self.watch = game, session, loop, watch
         self.audio, self.voices, self.seats, self.chatter = audio, voices, seats, chatter
-        self.result = result
+        self.mode = mode
         self.limit = minutes * 60.0
         self.rng = random.Random(seed)
-        self.said: list[Utterance] = []
+        self.said: list[dict[str, Any]] = []
+        self.commands: list[dict[str, str]] = []
+        self.wake = loop.wake_phrases()
         self._closed = False
 
     # -- AudioSource ------------------------------------------------------------------
@@ -234,7 +310,7 @@ class Table:
             if self.loop.state is LoopState.PAUSED:
                 # chatter paused the assistant ("stop listening"): a table asks it back
                 wake = self.session.grammar.render("start listening") or "start listening"
-                yield from self._say("answer", wake, self.seats[seat], meant="start listening")
+                yield from self._say("answer", wake, self.seats[seat], meant="start listening", addressed=True)
                 continue
             got = players.next_command(self.game, self.session, self.loop, self.rng)
             if got is None:
@@ -246,81 +322,137 @@ class Table:
         # trailing quiet for the endpointer to close the last utterance
         yield from self.audio.until(self.audio.t + 1.5)
 
+    # -- what the loop did for a command ---------------------------------------------
+    def _applied_for(self, index: int) -> list[tuple[bool, dict[str, Any]]]:
+        """Applications heard in a line of command ``index``: (the command meant?, record)."""
+        meant = self.commands[index]["canonical"]
+        out = []
+        for done in self.watch.executed:
+            if done["how"] == "internal":
+                continue
+            k = score.line_of(done["cause"], self.said)
+            if k is not None and self.said[k]["command"] == index:
+                out.append((done["canonical"].lower() == meant, done))
+        return out
+
+    def _understood(self, index: int) -> bool:
+        return any(right for right, _ in self._applied_for(index))
+
+    def _went_wrong(self, index: int) -> bool:
+        return any(not right and done["accepted"] and not done["query"] for right, done in self._applied_for(index))
+
+    def _pending_is(self, index: int) -> bool:
+        """Whether the command held or asked about now was heard in a line of ``index``."""
+        k = score.line_of(_span(self.loop.pending_from), self.said)
+        return k is not None and self.said[k]["command"] == index
+
     # -- lines -----------------------------------------------------------------------
     def _command(self, text: str, command: Command, voice: str) -> Iterator[Frame]:
-        attempt = CommandTry(command.canonical.lower(), text)
-        self.result.commands.append(attempt)
-        index = len(self.result.commands) - 1
+        meant = command.canonical.lower()
+        self.commands.append({"canonical": meant, "text": text})
+        index = len(self.commands) - 1
         for k in range(1, TRIES + 1):
-            if self._closed or self.audio.t >= self.limit + 30:
+            if self._closed or self.audio.t >= self.limit + 30 or self._understood(index):
                 return
-            attempt.tries = k
-            executed_before = len(self.watch.executed)
-            utterance = yield from self._say("command", text, voice, rate=165 - 15 * (k - 1),
-                                             index=index, meant=attempt.canonical)
-            # answer confirmation questions about this command
+            spoken = self._addressing(text)
+            # a player who hears the command applied meanwhile (its undo window closed) does not say it again
+            said = yield from self._say("command", spoken, voice, rate=165 - 15 * (k - 1), index=index,
+                                        meant=meant, attempt=k, addressed=True,
+                                        still_wanted=lambda: not self._understood(index))
+            if said is None:
+                return
+            # answer the referee about what it heard: a question "yes" or "no"; an echo of
+            # something else "no" (an echo of the command meant is left to its window, or
+            # confirmed by saying the command again, as players do); a question or an echo
+            # about the command after it was applied "no" (it was a late repeat)
             answers = 0
-            while (self.loop.state is LoopState.CONFIRMING and self.loop.pending is not None
-                   and answers < TRIES and not self._closed):
+            while (self.loop.pending is not None and self._pending_is(index) and answers < TRIES
+                   and not self._closed and self.loop.state in (LoopState.CONFIRMING, LoopState.HOLDING)):
+                # the command meant, unless the player heard it applied already (a late repeat)
+                right = self.loop.pending.canonical.lower() == meant and not self._understood(index)
+                if self.loop.state is LoopState.HOLDING and right:
+                    break
                 answers += 1
-                right = self.loop.pending.canonical.lower() == attempt.canonical
                 word = "yes" if right else "no"
                 spoken = self.session.grammar.render(word) or word
                 pending = self.loop.pending
-                yield from self._say("answer", spoken, voice, index=index, meant=word)
+                yield from self._say("answer", spoken, voice, index=index, meant=word, attempt=k, addressed=True)
                 if self.loop.pending is not pending:
                     break
-            for done, cause in self.watch.executed[executed_before:]:
-                if done.canonical.lower() == attempt.canonical and not attempt.understood_at:
-                    attempt.understood_at = k
-                elif cause is None or self._overlaps(cause, utterance):
-                    attempt.wrong = True
-            if attempt.understood_at or attempt.wrong or self.session.over:
+            if self._understood(index) or self._went_wrong(index) or self.session.over:
                 return
-        return
+
+    def _addressing(self, text: str) -> str:
+        if self.mode == "wake" and self.wake:
+            return f"{self.rng.choice(self.wake)} {text}"
+        return text
 
     def _chat(self, seat: int) -> Iterator[Frame]:
         other = self.seats[(seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)]
         laugh = self.rng.random() < LAUGH_SHARE / CHATTER_SHARE
         text = self.rng.choice(LAUGHTER) if laugh else self.rng.choice(self.chatter)
         yield from self._say("chatter", text, other, rate=175 if laugh else 165)
-        # chatter that got a question back is answered "no", as a table would
+        line = len(self.said) - 1
+        # chatter that got a question or an echo back is answered "no", as a table would
         answers = 0
-        while self.loop.state is LoopState.CONFIRMING and answers < TRIES and not self._closed:
+        while (self.loop.state in (LoopState.CONFIRMING, LoopState.HOLDING) and answers < TRIES
+               and not self._closed and score.line_of(_span(self.loop.pending_from), self.said) == line):
             answers += 1
             spoken = self.session.grammar.render("no") or "no"
-            yield from self._say("answer", spoken, other, meant="no")
+            yield from self._say("answer", spoken, other, meant="no", addressed=True)
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
-             meant: str = "") -> Iterator[Frame]:
+             meant: str = "", attempt: int = 0, addressed: bool = False,
+             still_wanted: Any = None) -> Generator[Frame, None, dict[str, Any] | None]:
+        """Say one line after the assistant is quiet and a short gap (a line addressed to
+        the referee is pressed in push-to-talk); None when ``still_wanted()`` turned false
+        before the line began.  Returns once the loop heard the line (or gave up on it)."""
         gap = self.rng.uniform(0.4, 1.0)
         start = max(self.audio.t, self.loop.quiet_from) + gap
-        yield from self.audio.until(start)
+        press = addressed and self.mode.startswith("ptt")
+        pressed = False
+        while self.audio.t < start and not self._closed:
+            if still_wanted is not None and not still_wanted():
+                return None
+            if press and not pressed and self.audio.t >= start - PRESS_LEAD_SECONDS:
+                self.loop.press(self.audio.t)
+                pressed = True
+            yield from self.audio.until(min(start, self.audio.t + 0.09))
+            start = max(start, self.loop.quiet_from + gap)
+        if still_wanted is not None and not still_wanted():
+            return None
+        if press and not pressed:
+            self.loop.press(self.audio.t)
         start = self.audio.t
         dry = self.voices.say(voice, text, rate)
-        wet = room.reverb(room.level(dry, room.SPEECH_DBFS), self.audio.ir)
+        if addressed and self.mode == "ptt-close":
+            wet = room.level(dry, room.SPEECH_DBFS)   # 5-10 cm from the mouth: the direct sound
+        else:
+            wet = room.reverb(room.level(dry, room.SPEECH_DBFS), self.audio.ir) * self.audio.room_gain
         self.audio.add(wet, start)
-        utterance = Utterance(kind, text, voice, start, start + len(dry) / SAMPLE_RATE, index, meant)
+        end = start + len(dry) / SAMPLE_RATE
+        utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt))
         self.said.append(utterance)
-        heard_before = self.loop.heard_segments
-        yield from self.audio.until(utterance.end)
-        waited_until = utterance.end + PATIENCE_SECONDS
+        heard_before, sounds_before = self.loop.heard_segments, len(self.watch.sounds)
+        yield from self.audio.until(end)
+        if press:
+            yield from self.audio.until(end + RELEASE_LAG_SECONDS)
+            self.loop.release(self.audio.t)
+        # wait for the loop: until it reacts (a sound or a sentence), or it has taken the line
+        # and stayed silent a moment (chatter gets silence), or patience runs out
+        waited_until = end + PATIENCE_SECONDS
         while not self._closed and self.audio.t < waited_until:
-            current = self.loop.current
-            if (self.loop.heard_segments > heard_before and current is not None
-                    and current.end >= utterance.end - 0.3 and current.start <= utterance.end):
+            if self.loop.state is LoopState.DONE or len(self.watch.sounds) > sounds_before:
                 break
-            if self.loop.state is LoopState.DONE:
+            current = self.loop.current
+            if (self.loop.heard_segments > heard_before and current is not None and current.start <= end
+                    and self.audio.t >= end + SILENCE_TAKEN_SECONDS):
                 break
             yield from self.audio.until(self.audio.t + 0.09)
         return utterance
 
     def _wait(self, seconds: float) -> Iterator[Frame]:
         yield from self.audio.until(self.audio.t + seconds)
-
-    @staticmethod
-    def _overlaps(segment: Segment, utterance: Utterance) -> bool:
-        return segment.start < utterance.end and segment.end > utterance.start
 
 
 def cpu_seconds() -> float:
@@ -351,27 +483,23 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def utterance_of(segment: Segment, said: list[Utterance]) -> Utterance | None:
-    """The line that overlaps ``segment`` the most (None: background, leak or noise alone)."""
-    best, overlap = None, 0.0
-    for u in said:
-        o = min(segment.end, u.end) - max(segment.start, u.start)
-        if o > overlap:
-            best, overlap = u, o
-    return best
-
-
 def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats: tuple[str, ...],
          minutes: float, seed: int, recognizer: Any, endpointer_factory: Any,
          background: Path | None = None, ir_path: Path | None = None,
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
-         record: list[bytes] | None = None) -> Result:
+         record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
+         rt60: float | None = None) -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
-    None: no background talk, steady noise only)."""
-    result = Result(game, condition, voice_set)
+    None: no background talk, steady noise only), the table addressing the referee by
+    ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
+    room's reverberation time (None: ``room.impulse_response``'s default)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+    result = Result(game, condition, voice_set, mode, engines)
     voices = Voices()
     synthesizer = Synthesizer(VoiceSettings(), engine="espeak-ng")
     began = time.perf_counter()
+    room_gain = 10 ** (-CLOSE_TALK_GAIN_DB / 20) if mode == "ptt-close" else 1.0
     try:
         seconds = minutes * 60.0 + 60.0
         bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
@@ -379,8 +507,12 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
             talk = room.background_bed(voices.say, seconds, seed, background)
             bed += talk * (32768.0 * 10 ** ((room.SPEECH_DBFS - snr_db) / 20))
             del talk
-        ir = room.load_ir(ir_path) if ir_path is not None else room.impulse_response(seed=seed)
-        audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir)
+        bed *= room_gain
+        if ir_path is not None:
+            ir = room.load_ir(ir_path)
+        else:
+            ir = room.impulse_response(seed=seed) if rt60 is None else room.impulse_response(rt60, seed=seed)
+        audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir, room_gain)
         del bed
         audio.recording = record
         reset_peak_rss()   # count the loop's memory, not the making of the background
@@ -391,10 +523,12 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         for line in players.typed_opening(game, session):
             reply = session.handle(line)
         watch = Watch(recognizer, synthesizer, audio)
-        loop = ListenLoop(session, watch, watch, VoiceSettings(), None, LoopSettings())
+        settings = LoopSettings(wake_phrase=mode == "wake", push_to_talk=mode.startswith("ptt"))
+        loop = ListenLoop(session, watch, watch, VoiceSettings(), None, settings)
         watch.loop = loop
         watch.observe(session)
-        table = Table(game, session, loop, watch, audio, voices, seats, chatter, result, minutes, seed)
+        watch.watch_hearing(loop)
+        table = Table(game, session, loop, watch, audio, voices, seats, chatter, minutes, seed, mode)
         loop.announce(reply.public)
         endpointer = endpointer_factory(loop)
         segments: list[Segment] = []
@@ -408,7 +542,10 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         endpointer.segments = counted
         loop.run_audio(table, endpointer)
         session.log.close()
-        _score(result, table, watch, segments, getattr(endpointer, "max_seconds", 8.0))
+        # scored after the run from what was recorded: a game-ending command is credited too
+        result.trace = trace_of(result, table, watch, segments, getattr(endpointer, "max_seconds", 8.0))
+        apply_score(result, score.score(result.trace))
+        result.transcript = score.transcript(result.trace)
     finally:
         synthesizer.close()
         voices.close()
@@ -417,51 +554,35 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
     return result
 
 
-def _score(result: Result, table: Table, watch: Watch, segments: list[Segment], cap: float) -> None:
-    result.stream_seconds = table.audio.t
-    result.segments = len(segments)
-    result.capped_segments = sum(1 for s in segments if s.end - s.start >= cap - 0.35)
-    said = table.said
-    chatter = [u for u in said if u.kind == "chatter"]
-    result.chatter_lines = len(chatter)
-    result.chatter_seconds = sum(u.end - u.start for u in chatter)
-    # wrong actions: anything applied that the table did not mean at that moment
-    meant_now = {i: c.canonical for i, c in enumerate(result.commands)}
-    reached: set[int] = set()
-    for command, cause in watch.executed:
-        if cause is None:
-            continue   # a typed line (Clover's clues on the screens), not something heard
-        u = utterance_of(cause, said)
-        if u is not None and u.kind == "chatter":
-            reached.add(id(u))
-        if u is None or u.command < 0 or command.canonical.lower() != meant_now[u.command]:
-            result.wrong_actions += 1
-    # the voice controls never reach Session.execute: their spoken acknowledgements show them
-    controls = {table.session.phrases.say("voice-" + c.replace(" ", "-")) for c in CONTROLS}
-    for at, text, cause in watch.sounds:
-        u = utterance_of(cause, said) if cause is not None else None
-        if text in controls and not (u is not None and u.meant in CONTROLS):
-            result.wrong_actions += 1   # no player asked for this control
-            if u is not None and u.kind == "chatter":
-                reached.add(id(u))
-    say_again = table.session.phrases.say("say-again")
-    confirm = table.session.phrases.say("confirm-ask", command="").strip(". ")
-    for at, text, cause in watch.sounds:
-        u = utterance_of(cause, said) if cause is not None else None
-        if u is None and cause is not None and text == say_again:
-            result.say_again_unprompted += 1
-        if u is None or u.kind != "chatter":
-            continue
-        if text == say_again:
-            result.say_again_chatter += 1
-        elif confirm and text.endswith(confirm):
-            reached.add(id(u))
-    result.chatter_reached = len(reached)
-    for segment, latency in watch.latencies:
-        u = utterance_of(segment, said)
-        if u is not None and u.kind in ("command", "answer"):
-            result.latencies.append(latency + (segment.end - u.end))
-    lines = [(u.start, i, f"{u.start:7.2f}-{u.end:7.2f} {u.kind:8s} {u.voice}: {u.text}") for i, u in enumerate(said)]
-    lines += [(at, len(said) + i, f"{at:7.2f}         assistant: {text}")
-              for i, (at, text, _) in enumerate(watch.sounds) if not text.startswith("<")]
-    result.transcript = [line for _, _, line in sorted(lines)]
+def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment], cap: float) -> dict[str, Any]:
+    """The session's observable trace (``score.py``), JSON-ready."""
+    phrases = table.session.phrases
+    controls = sorted({phrases.say(k) for k in ("voice-louder", "voice-softer", "voice-faster", "voice-slower",
+                                               "voice-loudest", "voice-softest", "voice-fastest", "voice-slowest",
+                                               "voice-stop-listening", "voice-start-listening")})
+    return {
+        "game": result.game, "condition": result.condition, "voices": result.voices,
+        "mode": result.mode, "engines": result.engines,
+        "ended_at": round(table.audio.t, 3), "over": bool(table.session.over), "cap": cap,
+        "said": table.said, "commands": table.commands,
+        "executed": watch.executed, "sounds": watch.sounds,
+        "segments": [[round(s.start, 3), round(s.end, 3)] for s in segments],
+        "latencies": [[round(s.start, 3), round(s.end, 3), round(lat, 4)] for s, lat in watch.latencies],
+        "control_texts": controls, "control_intents": sorted(CONTROLS),
+        "say_again": phrases.say("say-again"),
+        # the loop's own counts, for reading a transcript (the scorer does not use them)
+        "loop": {name: getattr(table.loop, name) for name in
+                 ("asked", "held", "released", "repeated", "corrected", "undone", "chatter")},
+    }
+
+
+def apply_score(result: Result, got: score.Score) -> None:
+    result.commands = got.commands
+    result.applied_twice = got.applied_twice
+    result.wrong_chatter, result.wrong_misheard = got.wrong_chatter, got.wrong_misheard
+    result.chatter_lines, result.chatter_seconds = got.chatter_lines, got.chatter_seconds
+    result.chatter_reached = got.chatter_reached
+    result.say_again_chatter, result.say_again_unprompted = got.say_again_chatter, got.say_again_unprompted
+    result.latencies = got.latencies
+    result.segments, result.capped_segments = got.segments, got.capped_segments
+    result.stream_seconds = got.stream_seconds

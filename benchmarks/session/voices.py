@@ -40,7 +40,7 @@ class VoiceError(Exception):
 
 def available(spec: str) -> str | None:
     """Why ``spec`` cannot speak here, or None when it can."""
-    kind, _, name = spec.partition(":")
+    kind, _, _name = spec.partition(":")
     if "{text}" in spec:
         program = shlex.split(spec)[0]
         return None if shutil.which(program) else f"{program} is not installed"
@@ -101,7 +101,7 @@ class Voices:
             return
         else:
             raise VoiceError(available(spec) or f"unknown voice {spec!r}")
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise VoiceError(f"voice {label(spec)} failed: {done.stderr.strip()[:200]}")
 

@@ -1,22 +1,22 @@
-"""Regression pins: short recorded table sessions with other people talking in the
-background, played back through the real endpointer, recognizer and listen loop.
+"""Regression pins: short recorded table sessions played back through the real
+endpointer, recognizer and listen loop.
 
 Each snippet (``tests/audio/sessions/NAME.wav`` with ``NAME.json``) is the
 microphone's signal of a table-session benchmark run: players with voices the
-project never tuned on, room reverb, four other people talking 10 or 20 dB
-below them the whole time, chatter, and the assistant's own voice coming back.
+project never tuned on, room reverb, chatter, the assistant's own voice coming
+back, and either four other people talking 10 or 20 dB below the players the
+whole time or a quiet reverberant room (RT60 0.5 s), heard by both engines or,
+in the light mode's snippet, by pocketsphinx alone (``engines`` in the JSON).
 The players' answers ("yes", saying it again) are in the recording at the
 moments the loop asked, so the loop must hear as well as when the snippet was
 made for the session to go the same way.  Before the endpointer tracked the
 noise floor it understood none of these commands (every utterance ran to the
 8-second cap and was dropped under the assistant's answer).
 
-The recognizer is the default one, as ``benchmarks/session/snippets.py`` makes
-them with: pocketsphinx with Whisper beside it.  The players in these recordings
-ask their queries without the wake phrase; the listen loop answers an unaddressed
-query only from a sure hearing, and pocketsphinx alone is never sure, so alone it
-meets them with the silence chatter gets (Compass Code's snippet then goes
-another way from its first query and understood none of its commands).
+The recognizer is the one the snippet was made with (``benchmarks/session/snippets.py``):
+pocketsphinx with Whisper beside it, or pocketsphinx alone for the light mode.
+The players in these recordings ask their queries without the wake phrase.
+The pins carry a margin (another CPU or library version moves a hearing or two).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,18 +60,20 @@ class TimedSpeaker:
         """Earcons take the loop's own earcon time; nothing to play here."""
 
 
-_recognizers: list[Recognizer] = []
+_recognizers: dict[str, Recognizer] = {}
+#: the snippet's ``engines`` -> the recognizer's second-engine mode
+ENGINES = {"both": "always", "light": "off"}
 
 
-def recognizer() -> Recognizer:
-    """The default recognizer, made once for the module (Whisper's model loads once)."""
-    if not _recognizers:
-        _recognizers.append(make_recognizer(second_engine="always"))
-    return _recognizers[0]
+def recognizer(engines: str) -> Recognizer:
+    """The snippet's recognizer, made once for the module (Whisper's model loads once)."""
+    if engines not in _recognizers:
+        _recognizers[engines] = make_recognizer(second_engine=ENGINES[engines])
+    return _recognizers[engines]
 
 
-def replay(name: str, tmp_path: Path) -> tuple[dict[str, object], list[str]]:
-    meta = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
+def replay(name: str, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+    meta: dict[str, Any] = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
     session, reply = Session.start(str(meta["game"]), players=int(meta["players"]), seed=int(meta["seed"]),
                                    log_path=tmp_path / f"{name}.jsonl")
     for line in meta["typed"]:
@@ -84,7 +87,7 @@ def replay(name: str, tmp_path: Path) -> tuple[dict[str, object], list[str]]:
 
     session.execute = watched  # type: ignore[method-assign]
     speaker = TimedSpeaker()
-    loop = ListenLoop(session, recognizer(), speaker, VoiceSettings(), None, LoopSettings())
+    loop = ListenLoop(session, recognizer(str(meta.get("engines", "both"))), speaker, VoiceSettings(), None, LoopSettings())
     try:
         loop.announce(reply.public)
         loop.run_audio(WavSource(SESSIONS / f"{name}.wav"), Endpointer(complete=loop.complete))
@@ -104,23 +107,27 @@ def understood(meant: list[str], applied: list[str]) -> int:
     return count
 
 
-def test_there_are_snippets_with_background_talk() -> None:
-    assert len(SNIPPETS) >= 3
+def test_there_are_snippets_in_talk_in_a_quiet_reverberant_room_and_of_the_light_mode() -> None:
+    metas = [json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8")) for name in SNIPPETS]
+    assert sum(1 for m in metas if str(m["condition"]).startswith("talk-")) >= 3
+    quiet = [m for m in metas if m["condition"] == "quiet" and float(m.get("rt60", 0)) >= 0.5]
+    assert any(m.get("engines", "both") == "both" for m in quiet)
+    assert any(m.get("engines") == "light" for m in quiet)
     for name in SNIPPETS:
-        meta = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
-        assert str(meta["condition"]).startswith("talk-")
         assert (SESSIONS / f"{name}.wav").stat().st_size > 20 * 32000   # tens of seconds
 
 
 @pytest.mark.parametrize("name", SNIPPETS)
-def test_the_loop_still_understands_the_table_in_background_talk(name: str, tmp_path: Path) -> None:
+def test_the_loop_still_understands_the_table(name: str, tmp_path: Path) -> None:
     meta, applied = replay(name, tmp_path)
-    meant = [str(c) for c in meta["meant"]]   # type: ignore[attr-defined]
+    meant = [str(c) for c in meta["meant"]] 
     got = understood(meant, applied)
-    pinned = int(meta["understood"])  # type: ignore[arg-type]
+    pinned = int(meta["understood"])
     # one command of slack from three up: a recognizer change may shift a reply by a beat and
     # desync one recorded answer; the endpointer that could not end a command in talk scored 0
     floor = pinned - 1 if pinned >= 3 else pinned
     assert got >= floor, f"{name}: {got} of {len(meant)} commands understood, pinned {pinned}"
-    wrong = len(applied) - got
-    assert wrong <= int(meta["wrong_actions"]) + 1, f"{name}: {wrong} actions nobody meant: {applied}"  # type: ignore[arg-type]
+    # actions nobody meant (a meant command applied again is not one: the recorded players say a
+    # command again when they heard nothing, and a loop that now answers it answers each time)
+    extra = sum(1 for command in applied if command not in {m.lower() for m in meant})
+    assert extra <= int(meta["wrong_actions"]) + 1, f"{name}: {extra} actions nobody meant: {applied}"
