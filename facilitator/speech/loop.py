@@ -34,7 +34,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from ..errors import FacilitatorError, IllegalCommandError
 from ..command import Command, NotRecognized, RuntimeLists
@@ -50,6 +50,9 @@ from .base import (
     Speaker,
     VoiceSettings,
 )
+
+if TYPE_CHECKING:
+    from .voice_turns import VoiceTurns
 
 #: the answers to "... Is that right?"
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
@@ -199,6 +202,7 @@ class ListenLoop:
         self.chatter = 0    # utterances met with silence as chatter
         self.failures = 0   # addressed failures in a row
         self._hinted = False
+        self.voices: VoiceTurns | None = None   # who is speaking (speech/voice_turns.py)
 
     # -- time --------------------------------------------------------------------
     @property
@@ -328,6 +332,8 @@ class ListenLoop:
                 self._earcon("not-understood")   # someone spoke to us: never silence
             return
         self.current = segment = admitted
+        if self.voices is not None and self.voices.enrolling(segment):
+            return
         if self.state is LoopState.CONFIRMING:
             self._hear_answer(segment)
             return
@@ -414,6 +420,8 @@ class ListenLoop:
         * from an unsure, unaddressed hearing, a command the referee would refuse
           now ("yes" with nothing asked, an illegal route) is chatter: silence.
         """
+        if self.voices is not None and self.voices.stops(command):
+            return
         intent = command.intent
         grammar = self.session.grammar
         trusted = sure or addressed
@@ -637,6 +645,8 @@ class ListenLoop:
     def _typed_line(self, line: str) -> None:
         text = line.strip()
         if not text or text.startswith("#"):
+            return
+        if self.voices is not None and self.voices.typed(text):
             return
         if self.state is LoopState.HOLDING:
             self._release_hold()   # a typed line closes the window: the held command first
