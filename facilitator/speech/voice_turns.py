@@ -28,7 +28,7 @@ import numpy as np
 
 from ..command import Command
 from ..errors import FacilitatorError
-from .base import SAMPLE_RATE, SAMPLE_WIDTH, Segment
+from .base import Segment
 from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, identify, rule, similarities
 from .voiceprints import Voiceprints
 
@@ -150,7 +150,7 @@ class VoiceTurns:
             self._save(self.prints.decline)
             self._say("voices-declined")
             return True
-        if voiced < MIN_ENROLL_SECONDS or len(segment.pcm) < MIN_ENROLL_SECONDS * SAMPLE_RATE * SAMPLE_WIDTH:
+        if voiced < MIN_ENROLL_SECONDS:
             self._say("voices-again", name=self.name(seat))
             return True
         embedding = self._embed(segment)
@@ -226,11 +226,9 @@ class VoiceTurns:
             loop._chatter()
             return True
         assert acting is not None and verdict.seat is not None
-        told = (command.intent, acting, loop.session.log.next_seq)
-        if told in self._told:
+        if (command.intent, acting, loop.session.log.next_seq) in self._told:
             loop._chatter()     # said once already: the game has not moved since
             return True
-        self._told.add(told)
         self.refused += 1
         if len(acting) == 1:
             owner = next(iter(acting))
@@ -245,6 +243,7 @@ class VoiceTurns:
             reply = loop.session.reject(command.text, key, "another seat's voice", command, **fields)
         finally:
             self._routing = None
+        self._told.add((command.intent, acting, loop.session.log.next_seq))
         loop._earcon("not-understood")
         loop._speak_reply(reply, remember=False)
         loop._after_command()
