@@ -11,12 +11,20 @@ enrolled seat's voiceprint into a verdict:
   command is taken exactly as it would be without voices (never lock a player
   out because the match was poor).
 
-``rule`` then says what the loop does with a heard command, given the seats
-that may give it now (the referee's ``acting_seats``; None: anyone):
-``"take"`` (as today), ``"chatter"`` (silence) or ``"refuse"`` (another seat's
-command, said once).  Both are pure, so the benchmark (``benchmarks/speakers.py``)
-measures exactly what play does; the thresholds below were chosen there on the
-tuning voices (see ``docs/speakers.md``).
+The verdict names the speaker in captions and in the log.  ``rule`` says what
+the loop does with a heard command, given the seats that may give it now (the
+referee's ``acting_seats``; None: anyone): ``"take"`` (as today), ``"chatter"``
+(silence: a stranger's voice) or ``"refuse"`` (another seat's command, said
+once).  A command is refused only when the voice is clearly *not* its owner's:
+some other enrolled seat is closer than every owner by at least
+``refuse_margin``.  That asks less than naming the speaker (a third seat may
+be close too: either way it is not the owner), so it refuses more wrong-seat
+commands at the same false refusals; a voice as close to the owner as to
+anyone is taken.  An owner not enrolled is never refused.
+
+Both are pure, so the benchmark (``benchmarks/speakers.py``) measures exactly
+what play does; the thresholds below were chosen there on the tuning voices
+(see ``docs/speakers.md``).
 """
 
 from __future__ import annotations
@@ -35,16 +43,26 @@ Ruling = Literal["take", "chatter", "refuse"]
 class Limits:
     """Similarity thresholds (cosine, -1..1) chosen on the speaker benchmark's tuning voices."""
 
-    #: a seat is sure from this similarity up (per-seat overrides in ``seat_match``)
-    match: float = 0.55
-    #: ... and when it leads the next seat by at least this much
-    margin: float = 0.12
-    #: every seat below this: a voice that is none of the table's
-    stranger: float = 0.30
+    #: a seat is named from this similarity up (per-seat overrides in ``seat_match``)
+    match: float = 0.0
+    #: ... when it leads the next seat by at least this much
+    margin: float = 0.10
+    #: every seat below this: a voice that is none of the table's.  The benchmark cannot
+    #: tune it (its unknown voices are espeak-ng voices as close to the players as the
+    #: players are to themselves); 0.15 is well below every tuning seat's own similarity
+    #: (the lowest was 0.25), so it catches only a voice unlike anyone enrolled
+    stranger: float = 0.15
+    #: a role's command is refused when another seat is closer than every owner by this
+    refuse_margin: float = 0.14
+    #: per-seat overrides of ``match`` and ``refuse_margin`` (by the owner's seat)
     seat_match: Mapping[int, float] = field(default_factory=dict)
+    seat_refuse_margin: Mapping[int, float] = field(default_factory=dict)
 
     def match_for(self, seat: int) -> float:
         return self.seat_match.get(seat, self.match)
+
+    def refuse_margin_for(self, seat: int) -> float:
+        return self.seat_refuse_margin.get(seat, self.refuse_margin)
 
 
 DEFAULT = Limits()
@@ -79,14 +97,27 @@ def identify(similarities: Mapping[int, float], limits: Limits = DEFAULT) -> Ver
     return Verdict("unsure", seat, best)
 
 
-def rule(verdict: Verdict, acting: frozenset[int] | None) -> Ruling:
-    """What to do with a heard command: a stranger's is chatter; a sure seat's command
-    that belongs to other seats is refused; everything else is taken as today."""
-    if verdict.kind == "stranger":
+def rule(scores: Mapping[int, float], acting: frozenset[int] | None,
+         limits: Limits = DEFAULT) -> Ruling:
+    """What to do with a heard command from its similarity to each enrolled seat: a
+    stranger's is chatter; one whose voice is clearly another seat's than every owner's
+    is refused; everything else (an unsure voice included) is taken as today."""
+    if identify(scores, limits).kind == "stranger":
         return "chatter"
-    if verdict.sure and acting is not None and verdict.seat not in acting:
-        return "refuse"
-    return "take"
+    if acting is None or not scores:
+        return "take"
+    owners = [scores[s] for s in acting if s in scores]
+    others = [v for s, v in scores.items() if s not in acting]
+    if len(owners) < len(acting) or not others:
+        return "take"        # an owner not enrolled: nothing to compare with
+    margin = max(limits.refuse_margin_for(s) for s in acting)
+    return "refuse" if max(others) - max(owners) >= margin else "take"
+
+
+def closest(scores: Mapping[int, float], among: frozenset[int]) -> int | None:
+    """The seat of ``among`` whose voice is nearest (who a refused command was heard as)."""
+    near = [(v, -s) for s, v in scores.items() if s in among]
+    return -max(near)[1] if near else None
 
 
 def similarities(embedding: np.ndarray, prints: Mapping[int, list[np.ndarray]]) -> dict[int, float]:

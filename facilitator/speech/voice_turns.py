@@ -29,7 +29,7 @@ import numpy as np
 from ..command import Command
 from ..errors import FacilitatorError
 from .base import Segment
-from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, identify, rule, similarities
+from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, closest, identify, rule, similarities
 from .voiceprints import Voiceprints
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class VoiceTurns:
         self.queue: list[int] = []
         self._first_question = True
         self._replace = False               # an ``enrol N`` replaces the seat's lines
-        self._verdicts: list[tuple[Segment, Verdict]] = []
+        self._heard: list[tuple[Segment, dict[int, float]]] = []
         self._routing: Segment | None = None
         self._told: set[tuple[str, frozenset[int], int]] = set()
         # figures
@@ -197,35 +197,42 @@ class VoiceTurns:
         except (FacilitatorError, ValueError, RuntimeError):
             return None
 
-    def verdict(self, segment: Segment | None) -> Verdict:
-        """Who said ``segment`` (cached per utterance; unsure when nothing is enrolled)."""
+    def scores(self, segment: Segment | None) -> dict[int, float]:
+        """``segment``'s similarity to each enrolled seat (cached per utterance; empty when
+        nothing is enrolled, voices were declined, or the embedder failed)."""
         if segment is None or not self.prints.seats or self.prints.declined:
-            return UNKNOWN
-        for seen, verdict in self._verdicts:
+            return {}
+        for seen, scores in self._heard:
             if seen is segment:
-                return verdict
+                return scores
         embedding = self._embed(segment)
-        verdict = UNKNOWN if embedding is None else identify(
-            similarities(embedding, self.prints.seats), self.limits)
-        self._verdicts = [(segment, verdict), *self._verdicts[:7]]
-        return verdict
+        scores = {} if embedding is None else similarities(embedding, self.prints.seats)
+        self._heard = [(segment, scores), *self._heard[:7]]
+        return scores
+
+    def verdict(self, segment: Segment | None) -> Verdict:
+        """Who said ``segment``: a sure seat, unsure, or a stranger."""
+        scores = self.scores(segment)
+        return identify(scores, self.limits) if scores else UNKNOWN
 
     def stops(self, command: Command) -> bool:
         """Whether a heard ``command`` stops here: a stranger's (chatter, silence) or a
         role's command in another enrolled seat's sure voice (refused once, logged)."""
         loop = self.loop
         segment = loop.current
-        verdict = self.verdict(segment)
+        scores = self.scores(segment)
+        if not scores:
+            return False
         referee, state = loop.session.referee, loop.session.state
-        acting = referee.acting_seats(state, command) if verdict.sure else None
-        ruling = rule(verdict, acting)
+        acting = referee.acting_seats(state, command)
+        ruling = rule(scores, acting, self.limits)
         if ruling == "take":
             return False
         if ruling == "chatter":
             self.strangers += 1
             loop._chatter()
             return True
-        assert acting is not None and verdict.seat is not None
+        assert acting is not None
         if (command.intent, acting, loop.session.log.next_seq) in self._told:
             loop._chatter()     # said once already: the game has not moved since
             return True
@@ -237,7 +244,8 @@ class VoiceTurns:
                 key = "speaker-not-yours"
             fields = {"name": self.name(owner)}
         else:
-            key, fields = "speaker-spectator", {"name": self.name(verdict.seat)}
+            heard = closest(scores, frozenset(scores) - acting) or 0
+            key, fields = "speaker-spectator", {"name": self.name(heard)}
         self._routing = segment
         try:
             reply = loop.session.reject(command.text, key, "another seat's voice", command, **fields)

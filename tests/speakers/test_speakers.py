@@ -9,7 +9,7 @@ from facilitator.speech.speakers import Limits, Verdict, identify, rule, similar
 
 from .voices import say
 
-LIMITS = Limits(match=0.55, margin=0.12, stranger=0.30)
+LIMITS = Limits(match=0.55, margin=0.12, stranger=0.30, refuse_margin=0.14)
 
 
 # -- the verdict -----------------------------------------------------------------
@@ -41,22 +41,47 @@ def test_nobody_enrolled_knows_nothing() -> None:
 
 
 # -- the ruling ------------------------------------------------------------------
-def test_another_sure_seat_is_refused_a_roles_command() -> None:
-    assert rule(Verdict("seat", 2, 0.9), frozenset({1})) == "refuse"
+def test_a_voice_clearly_another_seats_is_refused_a_roles_command() -> None:
+    assert rule({1: 0.40, 2: 0.80}, frozenset({1}), LIMITS) == "refuse"
 
 
-def test_the_acting_seat_and_open_commands_are_taken() -> None:
-    assert rule(Verdict("seat", 1, 0.9), frozenset({1})) == "take"
-    assert rule(Verdict("seat", 2, 0.9), None) == "take"
+def test_refusal_needs_only_that_the_owner_is_clearly_not_the_voice() -> None:
+    # seats 2 and 3 are too close to name either, but the voice is not seat 1's
+    scores = {1: 0.40, 2: 0.80, 3: 0.78}
+    assert not identify(scores, LIMITS).sure
+    assert rule(scores, frozenset({1}), LIMITS) == "refuse"
 
 
-def test_an_unsure_match_falls_back_to_todays_behaviour() -> None:
-    assert rule(Verdict("unsure", 2, 0.5), frozenset({1})) == "take"
+def test_the_owners_voice_and_open_commands_are_taken() -> None:
+    assert rule({1: 0.80, 2: 0.40}, frozenset({1}), LIMITS) == "take"
+    assert rule({1: 0.40, 2: 0.80}, None, LIMITS) == "take"
+
+
+def test_a_voice_near_the_owner_falls_back_to_todays_behaviour() -> None:
+    assert rule({1: 0.70, 2: 0.80}, frozenset({1}), LIMITS) == "take"     # within the margin
+
+
+def test_an_owner_not_enrolled_is_never_refused() -> None:
+    assert rule({1: 0.90, 2: 0.10}, frozenset({3}), LIMITS) == "take"
+
+
+def test_any_owner_of_several_may_act() -> None:
+    assert rule({1: 0.20, 3: 0.85, 4: 0.40}, frozenset({1, 3}), LIMITS) == "take"
+    assert rule({1: 0.35, 2: 0.85, 3: 0.40}, frozenset({1, 3}), LIMITS) == "refuse"
+
+
+def test_a_per_seat_refusal_margin_overrides_the_default() -> None:
+    wide = Limits(refuse_margin=0.14, seat_refuse_margin={1: 0.5})
+    assert rule({1: 0.40, 2: 0.80}, frozenset({1}), wide) == "take"
 
 
 def test_a_stranger_is_chatter_even_for_open_commands() -> None:
-    assert rule(Verdict("stranger"), None) == "chatter"
-    assert rule(Verdict("stranger"), frozenset({1})) == "chatter"
+    assert rule({1: 0.20, 2: 0.10}, None, LIMITS) == "chatter"
+    assert rule({1: 0.20, 2: 0.10}, frozenset({1}), LIMITS) == "chatter"
+
+
+def test_nobody_enrolled_takes_everything() -> None:
+    assert rule({}, frozenset({1}), LIMITS) == "take"
 
 
 # -- the embedder on real voices -------------------------------------------------

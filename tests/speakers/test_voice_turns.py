@@ -16,7 +16,7 @@ from support import read_jsonl
 
 from facilitator.session import Session
 from facilitator.speech.base import Segment, VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, Tick
+from facilitator.speech.loop import ListenLoop, LoopSettings
 from facilitator.speech.voice_turns import VoiceTurns
 
 SEND = "send north east south west"
@@ -189,7 +189,7 @@ def test_a_resumed_game_keeps_its_voices_and_asks_only_the_missing(tmp_path: Pat
     loop.session.log.close()
     _open.clear()
     session, _, _ = Session.resume(tmp_path / "log.jsonl")
-    loop2, turns2, speaker2, _ = make(tmp_path, session)
+    _, turns2, speaker2, _ = make(tmp_path, session)
     assert turns2.prints.enrolled(1) and turns2.prints.enrolled(2)
     turns2.begin()
     assert speaker2.spoken[-1] == "Player 3, say: I'm ready to play."
