@@ -68,7 +68,8 @@ class VoiceTurns:
         self.embedded = 0
         loop.voices = self
         loop.captions = _NamingCaptions(loop.captions, self)
-        loop.session.heard = self._heard_seat
+        # the game's own session (behind the screens' shared one, when there is one) logs it
+        getattr(loop.session, "_session", loop.session).heard = self._heard_seat
 
     @classmethod
     def attach(cls, loop: ListenLoop, mode: str, *, second_engine: str | None = None,

@@ -193,3 +193,14 @@ def test_a_resumed_game_keeps_its_voices_and_asks_only_the_missing(tmp_path: Pat
     assert turns2.prints.enrolled(1) and turns2.prints.enrolled(2)
     turns2.begin()
     assert speaker2.spoken[-1] == "Player 3, say: I'm ready to play."
+
+
+def test_a_seat_screen_offers_learn_my_voice_only_with_voice_turns(tmp_path: Path) -> None:
+    from facilitator.screens.controls import seat_controls
+
+    loop, turns, _, _ = make(tmp_path)
+    control = next(c for c in seat_controls(loop.session, 2) if c.id == "enrol")
+    assert control.template == "enrol 2" and control.label == "Learn my voice"
+    plain = compass_session(tmp_path / "plain")
+    _open.append(ListenLoop(plain, ScriptedRecognizer(), RecordingSpeaker(VoiceSettings())))
+    assert all(c.id != "enrol" for c in seat_controls(plain, 2))
