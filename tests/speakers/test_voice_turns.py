@@ -198,7 +198,7 @@ def test_a_resumed_game_keeps_its_voices_and_asks_only_the_missing(tmp_path: Pat
 def test_a_seat_screen_offers_learn_my_voice_only_with_voice_turns(tmp_path: Path) -> None:
     from facilitator.screens.controls import seat_controls
 
-    loop, turns, _, _ = make(tmp_path)
+    loop, _, _, _ = make(tmp_path)
     control = next(c for c in seat_controls(loop.session, 2) if c.id == "enrol")
     assert control.template == "enrol 2" and control.label == "Learn my voice"
     plain = compass_session(tmp_path / "plain")
