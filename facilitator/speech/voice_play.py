@@ -106,7 +106,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     from .voice_turns import VoiceTurns
 
     turns = VoiceTurns.attach(loop, getattr(args, "voices", None) or "auto",
-                              second_engine=_engine_mode(args),
+                              second_engine=engine_mode(args),
                               warn=lambda message: print(f"facilitator: {message}", file=err))
     attach = getattr(session, "attach_loop", None)
     if attach is not None:   # --screens: clicked commands are applied and spoken by this loop
@@ -133,7 +133,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     return 0
 
 
-def _engine_mode(args: argparse.Namespace) -> str:
+def engine_mode(args: argparse.Namespace) -> str:
     """The second engine's mode as play runs it (``auto`` is off without the whisper extra)."""
     mode = args.second_engine or "auto"
     if mode == "auto":
