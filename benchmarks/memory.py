@@ -70,8 +70,7 @@ def peak_rss(directory: Path, clips: list[Clip], root: Path) -> dict[str, float]
         seconds = recording(directory, clips, audio)
         env = dict(os.environ, FACILITATOR_DATA_DIR=str(tmp / "data"))
         command = [sys.executable, "-m", "facilitator", "play", "compass-code", "--audio-in", str(audio),
-                   "--speech-out", str(tmp / "speech"), "--seed", "1", "--log", str(tmp / "log.jsonl"),
-                   "--voices", "off"]
+                   "--speech-out", str(tmp / "speech"), "--seed", "1", "--log", str(tmp / "log.jsonl")]
         proc = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         peak_total = peak_main = hwm = 0

@@ -227,7 +227,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
     from .speech.endpoint import Endpointer
     from .speech.loop import ListenLoop, LoopSettings, StreamCaptions
     from .speech.recognize import make_recognizer
-    from .speech.voice_play import PrintedOnly, engine_mode
+    from .speech.voice_play import PrintedOnly, engine_mode, voices_mode
     from .speech.voice_turns import Embeds, VoiceTurns
 
     voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
@@ -296,7 +296,8 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             session = lobby.take()
             # the game's opening was said by the lobby
             relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
-            turns = VoiceTurns.attach(relay.loop, args.voices or "auto", second_engine=engine_mode(args),
+            turns = VoiceTurns.attach(relay.loop, voices_mode(args, live=recording is None),
+                                      second_engine=engine_mode(args),
                                       warn=warn, embedder=embedder)
             if turns is not None:   # each seat asked by name; one embedder for the night
                 embedder = turns.embedder

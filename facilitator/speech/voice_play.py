@@ -105,7 +105,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
                       warn=lambda message: print(f"facilitator: {message}", file=err))
     from .voice_turns import VoiceTurns
 
-    turns = VoiceTurns.attach(loop, getattr(args, "voices", None) or "auto",
+    turns = VoiceTurns.attach(loop, voices_mode(args, live=mic),
                               second_engine=engine_mode(args),
                               warn=lambda message: print(f"facilitator: {message}", file=err))
     attach = getattr(session, "attach_loop", None)
@@ -131,6 +131,13 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         session.log.close()
         _close_speaker(speaker)
     return 0
+
+
+def voices_mode(args: argparse.Namespace, *, live: bool) -> str:
+    """``--voices`` as play runs it: ``auto`` asks the seats only at a live table (a
+    microphone); a recording (``--audio-in``) has nobody to ask, so ``on`` is needed there."""
+    mode = getattr(args, "voices", None) or "auto"
+    return "off" if mode == "auto" and not live else str(mode)
 
 
 def engine_mode(args: argparse.Namespace) -> str:

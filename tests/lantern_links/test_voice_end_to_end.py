@@ -54,8 +54,7 @@ def test_a_lantern_route_by_voice_from_a_recording(tmp_path: Path) -> None:
     recording = record_table(TABLE, 22.0, tmp_path)                   # the opening: the card, every hand, who starts
     log, said = tmp_path / "log.jsonl", tmp_path / "said"
     done = run_cli(["play", "lantern-links", "--audio-in", str(recording), "--speech-out", str(said),
-                    "--seed", "4", "--routes", "1,7,12", "--log", str(log), "--voices", "off"],
-                   timeout=300)
+                    "--seed", "4", "--routes", "1,7,12", "--log", str(log)], timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
 

@@ -32,7 +32,7 @@ def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
     recording = record_table(TABLE, 6.0, tmp_path)   # the lobby's question is said first
     data, said = tmp_path / "data", tmp_path / "said"
     done = run_cli(["serve", "--audio-in", str(recording), "--speech-out", str(said), "--seed", "1",
-                    "--data-dir", str(data), "--voices", "off"], timeout=300)
+                    "--data-dir", str(data)], timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
@@ -60,7 +60,7 @@ def test_the_lobby_by_voice_with_screens_plays_the_same(tmp_path: Path) -> None:
     recording = record_table(TABLE, 6.0, tmp_path)
     data, said = tmp_path / "data", tmp_path / "said"
     done = run_cli(["serve", "--screens", "--port", "0", "--audio-in", str(recording), "--speech-out", str(said),
-                    "--seed", "1", "--data-dir", str(data), "--voices", "off"], timeout=300)
+                    "--seed", "1", "--data-dir", str(data)], timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "table screen: open http://127.0.0.1:" in done.stderr
     captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]

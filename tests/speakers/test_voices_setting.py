@@ -52,3 +52,12 @@ def test_auto_is_off_in_the_light_mode_and_off_is_off(tmp_path: Path) -> None:
         assert loop.voices is None
     finally:
         session.log.close()
+
+
+def test_auto_asks_only_a_live_table_and_on_holds_for_a_recording() -> None:
+    from facilitator.speech.voice_play import voices_mode
+
+    assert voices_mode(argparse.Namespace(voices=None), live=True) == "auto"
+    assert voices_mode(argparse.Namespace(voices="auto"), live=False) == "off"    # --audio-in
+    assert voices_mode(argparse.Namespace(voices="on"), live=False) == "on"
+    assert voices_mode(argparse.Namespace(voices="off"), live=True) == "off"

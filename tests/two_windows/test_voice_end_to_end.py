@@ -34,7 +34,7 @@ def test_the_worked_example_by_voice_from_a_recording(tmp_path: Path) -> None:
     recording = record_table(TABLE, OPENING, tmp_path)
     log, private, said = tmp_path / "log.jsonl", tmp_path / "private.jsonl", tmp_path / "said"
     done = run_cli(["play", "two-windows", "--practice", "--audio-in", str(recording), "--speech-out",
-                    str(said), "--private", str(private), "--names", "Ann,Bea,Cal", "--log", str(log), "--voices", "off"],
+                    str(said), "--private", str(private), "--names", "Ann,Bea,Cal", "--log", str(log)],
                    timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
