@@ -50,9 +50,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.session import room  # noqa: E402
-from benchmarks.session.voices import HELD_OUT_VOICES, Voices, available  # noqa: E402
-from facilitator.speech.speakers import (  # noqa: E402
+from benchmarks.session import room
+from benchmarks.session.voices import HELD_OUT_VOICES, Voices, available
+from facilitator.speech.speakers import (
     DEFAULT,
     Limits,
     identify,
