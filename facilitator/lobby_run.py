@@ -41,6 +41,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
                        help="Whisper beside pocketsphinx: auto (always when installed), off or always "
                            "(see docs/speech.md)")
+    serve.add_argument("--voices", choices=("auto", "on", "off"), metavar="MODE",
+                       help="learn each seat's voice at the start of a game: auto (on with the "
+                            "speakers extra, off in the light mode), on or off (docs/speakers.md)")
     serve.add_argument("--wake-phrase", action="store_true", default=None,
                        help="listen for a command only after the wake phrase ('hey referee')")
     serve.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
@@ -224,7 +227,8 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
     from .speech.endpoint import Endpointer
     from .speech.loop import ListenLoop, LoopSettings, StreamCaptions
     from .speech.recognize import make_recognizer
-    from .speech.voice_play import PrintedOnly
+    from .speech.voice_play import PrintedOnly, engine_mode, voices_mode
+    from .speech.voice_turns import Embeds, VoiceTurns
 
     voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
@@ -261,6 +265,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         return loop
 
     relay = _Relay()
+    embedder: Embeds | None = None
     stop_ptt: Callable[[], None] = _nothing
     if screens is not None:   # clicks go to whichever loop runs now, which speaks their replies
         screens.hub.dispatch = relay.submit_text
@@ -291,6 +296,12 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             session = lobby.take()
             # the game's opening was said by the lobby
             relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
+            turns = VoiceTurns.attach(relay.loop, voices_mode(args, live=recording is None),
+                                      second_engine=engine_mode(args),
+                                      warn=warn, embedder=embedder)
+            if turns is not None:   # each seat asked by name; one embedder for the night
+                embedder = turns.embedder
+                turns.begin()
             try:
                 relay.loop.run_audio(stream, Endpointer(complete=relay.loop.complete))
             except (WriteError, LogError) as exc:   # the disk failed: say so, keep the lobby up

@@ -109,6 +109,9 @@ class Session:
         self.game_id = ""
         self.pages: list[str] = []          # the rest of the last paged answer
         self._paged_before = False          # the "say go on" cue is given once a table
+        #: voice turns (speech/voice_turns.py): (a voice command, the seat heard or None),
+        #: logged as ``heard`` on the first event of a voice command's batch
+        self.heard: Callable[[], tuple[bool, int | None]] | None = None
 
     # -- starting ----------------------------------------------------------------
     @classmethod
@@ -296,7 +299,7 @@ class Session:
         if self.referee.typed_words_private(self.state):
             # the event is public; a mistyped clue must not put the clue in it
             event = Event("command-rejected", {"utterance": "", "reason": reason, "withheld": True})
-        reply.logged = self.log.append([event])
+        reply.logged = self.log.append(self._with_heard([event]))
         reply.public = [sentence]
         self.last_public = reply.public
         return reply
@@ -344,6 +347,16 @@ class Session:
         reply.private = private
         return reply
 
+    def _with_heard(self, events: list[Event]) -> list[Event]:
+        """A voice command's first event carries ``heard``: the seat whose voice said it
+        (null when not sure).  Typed and clicked commands, and tables without voice
+        turns, log no such field."""
+        voice, seat = self.heard() if self.heard is not None else (False, None)
+        if not voice or not events or "heard" in events[0].data:
+            return events
+        head = events[0]
+        return [Event(head.type, {**head.data, "heard": seat}, head.audience), *events[1:]]
+
     def _rng(self) -> random.Random:
         # a fresh generator per decision, derived from the seed and the log position,
         # so a resumed game draws exactly what the uninterrupted one would have
@@ -358,7 +371,7 @@ class Session:
             self.table.write(self.referee.name, updated)
 
     def _commit(self, events: list[Event], reply: Reply, first: Event | None = None) -> None:
-        batch = ([first] if first else []) + events
+        batch = ([first] if first else []) + self._with_heard(events)
         reply.logged = self.log.append(batch)            # fsynced before anything is said
         for event, line in zip(batch, reply.logged):
             if event is first:

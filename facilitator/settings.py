@@ -10,7 +10,7 @@ range or malformed TOML is refused with the file, the line and the reason
 
     [speech]    voice, rate_wpm, volume
     [devices]   input, output
-    [listening] recognizer, vosk_model, gate, push_to_talk, second_engine
+    [listening] recognizer, vosk_model, gate, push_to_talk, second_engine, voices
     [data]      directory
     [screens]   enabled, lan, port, host (``serve`` with the table and seat screens)
     [service]   quit_stops
@@ -35,6 +35,8 @@ GATES = ("always", "wake-phrase", "push-to-talk")
 RECOGNIZERS = ("pocketsphinx", "vosk")
 #: the second engine (Whisper) beside pocketsphinx: see facilitator/speech/hybrid.py
 SECOND_ENGINES = ("auto", "off", "always")
+#: who is speaking: see facilitator/speech/voice_turns.py
+VOICES = ("auto", "on", "off")
 #: game options a settings file may preset, by game (the rest are per-game choices)
 GAME_KEYS: dict[str, tuple[str, ...]] = {
     "compass-code": ("players", "mode", "keeper"),
@@ -87,6 +89,9 @@ class Listening:
     #: ``always`` decodes every utterance with pocketsphinx and Whisper, ``off`` with pocketsphinx
     #: alone, ``auto`` is ``always`` when Whisper's optional extra is installed, else ``off``
     second_engine: str = "auto"
+    #: who is speaking (docs/speakers.md): ``auto`` learns the seats' voices when the
+    #: speakers extra is installed and the second engine is on; ``on``; ``off``
+    voices: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -241,6 +246,7 @@ class _Validator:
             push_to_talk=self.push_to_talk(li),
             second_engine=self.choice(li, "listening", "second_engine", SECOND_ENGINES,
                                       Listening.second_engine),
+            voices=self.choice(li, "listening", "voices", VOICES, Listening.voices),
         )
         if listening.recognizer == "vosk" and listening.vosk_model is None:
             raise self.fail("listening", "recognizer", "vosk needs listening.vosk_model (a model directory)")
@@ -356,6 +362,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("output_device", "devices", "output"),
     ("vosk_model", "listening", "vosk_model"),
     ("second_engine", "listening", "second_engine"),
+    ("voices", "listening", "voices"),
     ("data_dir", "", "data_directory"),
 )
 
@@ -434,6 +441,7 @@ recognizer = "pocketsphinx"  # or "vosk" (then vosk_model = "DIR")
 gate = "always"              # always, wake-phrase ("hey referee") or push-to-talk
 push_to_talk = "key"         # key, gpio:PIN or evdev:DEVICE (with gate = "push-to-talk")
 second_engine = "auto"       # auto, off or always: Whisper beside pocketsphinx (extra [whisper])
+voices = "auto"              # auto, on or off: learn each seat's voice (extra [speakers])
 
 [data]
 # directory = "~/facilitator-data"   # logs, records; default: the platform's data directory

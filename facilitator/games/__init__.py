@@ -97,6 +97,12 @@ class Referee(Generic[S]):
         """Intents that could be legal now (voice grammars are narrowed to these)."""
         raise NotImplementedError
 
+    def acting_seats(self, state: S, command: Command) -> frozenset[int] | None:
+        """The seats whose voice may give ``command`` now (the captain's send, the current
+        player's tile); None: anyone at the table (queries, table controls, agreements).
+        Used only to refuse a command heard in another enrolled seat's voice."""
+        return None
+
     def runtime_lists(self, state: S) -> RuntimeLists:
         return {}
 

@@ -86,7 +86,15 @@ def seat_controls(session: Session, seat: int) -> list[Control]:
     screen = screen_for(referee)
     moves = screen.seat_controls(state, seat, legal)
     moves += _derived(session, screen, {c.intent for c in moves}, legal, False, seat)
-    return moves + _queries(session, screen, legal)
+    return moves + _queries(session, screen, legal) + _voice(session, seat)
+
+
+def _voice(session: Session, seat: int) -> list[Control]:
+    """With voice turns on (docs/speakers.md): "Learn my voice" asks this seat to speak
+    its line to the table's microphone (the typed ``enrol N``)."""
+    if getattr(session, "heard", None) is None:
+        return []
+    return [Control("enrol", _labels()["controls"]["enrol"], f"enrol {seat}", intent="enrol")]
 
 
 def table_controls(session: Session) -> list[Control]:

@@ -34,7 +34,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..command import Command, NotRecognized, RuntimeLists
 from ..errors import FacilitatorError, IllegalCommandError
@@ -56,6 +56,9 @@ from .loop_grammars import GrammarBuilder, LoopGrammars
 from .loop_settings import LoopSettings
 from .policy import Hearing, HoldTake, Take, addressed, during_hold, take
 from .voice_controls import step
+
+if TYPE_CHECKING:
+    from .voice_turns import VoiceTurns
 
 __all__ = ["CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "LoopSettings", "LoopState",
            "StreamCaptions", "Tick"]
@@ -144,6 +147,7 @@ class ListenLoop:
         self.failures = 0   # addressed failures in a row
         self._hinted = False
         self._unanswered: tuple[str, float] | None = None   # an aside met with silence, and when
+        self.voices: VoiceTurns | None = None   # who is speaking (speech/voice_turns.py)
 
     @property
     def done(self) -> bool:
@@ -278,6 +282,8 @@ class ListenLoop:
                 self._earcon("not-understood")   # someone spoke to us: never silence
             return
         self.current = segment = admitted
+        if self.voices is not None and self.voices.enrolling(segment):
+            return
         if self.state is LoopState.CONFIRMING:
             self._hear_answer(segment)
             return
@@ -352,7 +358,10 @@ class ListenLoop:
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
         an implicit echo, or at once.  Whether the rules accept it now is asked of the
-        pure referee only when the rule needs it."""
+        pure referee only when the rule needs it.  With voice turns on, a role's command in
+        another seat's voice, or a stranger's voice, stops here (``voice_turns``)."""
+        if self.voices is not None and self.voices.stops(command):
+            return
         grammar = self.session.grammar
         intent = command.intent
         aside = intent in self._asides()
@@ -591,6 +600,8 @@ class ListenLoop:
     def _typed_line(self, line: str) -> None:
         text = line.strip()
         if not text or text.startswith("#"):
+            return
+        if self.voices is not None and self.voices.typed(text):
             return
         if self.state is LoopState.HOLDING:
             self._release_hold()   # a typed line closes the window: the held command first

@@ -39,6 +39,10 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
                    help="Whisper beside pocketsphinx: auto (always when installed), off or always "
                         "(see docs/speech.md)")
+    v.add_argument("--voices", choices=("auto", "on", "off"), metavar="MODE",
+                   help="learn each seat's voice so a role's command is taken only from that seat: "
+                        "auto (on with the speakers extra, off in the light mode), on or off "
+                        "(see docs/speakers.md)")
     v.add_argument("--wake-phrase", action="store_true",
                    help="listen for a command only after the wake phrase (grammars/common.toml, "
                         "[lists.wake])")
@@ -99,6 +103,11 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
                       wall_clock=time.monotonic if mic else None,
                       warn=lambda message: print(f"facilitator: {message}", file=err))
+    from .voice_turns import VoiceTurns
+
+    turns = VoiceTurns.attach(loop, voices_mode(args, live=mic),
+                              second_engine=engine_mode(args),
+                              warn=lambda message: print(f"facilitator: {message}", file=err))
     attach = getattr(session, "attach_loop", None)
     if attach is not None:   # --screens: clicked commands are applied and spoken by this loop
         attach(loop)
@@ -113,6 +122,8 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
 
             read_lines(sys.stdin, loop, tap_on_empty=False)   # typed lines still work
         loop.announce(opening.public)
+        if turns is not None:
+            turns.begin()      # each seat asked by name to say its line
         loop.run_audio(source, Endpointer(complete=loop.complete))
     finally:
         stop_ptt()
@@ -120,6 +131,23 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         session.log.close()
         _close_speaker(speaker)
     return 0
+
+
+def voices_mode(args: argparse.Namespace, *, live: bool) -> str:
+    """``--voices`` as play runs it: ``auto`` asks the seats only at a live table (a
+    microphone); a recording (``--audio-in``) has nobody to ask, so ``on`` is needed there."""
+    mode = getattr(args, "voices", None) or "auto"
+    return "off" if mode == "auto" and not live else str(mode)
+
+
+def engine_mode(args: argparse.Namespace) -> str:
+    """The second engine's mode as play runs it (``auto`` is off without the whisper extra)."""
+    mode = args.second_engine or "auto"
+    if mode == "auto":
+        import importlib.util
+
+        return "always" if importlib.util.find_spec("faster_whisper") is not None else "off"
+    return str(mode)
 
 
 def _close_speaker(speaker: Any) -> None:

@@ -217,6 +217,18 @@ class Clover(Referee[State]):
     def runtime_lists(self, state: State) -> RuntimeLists:
         return {"seat": {str(s): [state.name(s)] for s in range(1, state.players + 1)}}
 
+    def acting_seats(self, state: State, command: Command) -> frozenset[int] | None:
+        """The player left of the spectator commits; anyone but the spectator (who may
+        not communicate) moves cards; a spoken clue is its writer's."""
+        seats = frozenset(range(1, state.players + 1))
+        if state.phase == RESOLUTION and command.intent == "commit":
+            return frozenset({state.committer()})
+        if state.phase == RESOLUTION and command.intent in ("place", "turn"):
+            return seats - {state.spectator}
+        if command.intent == "clue" and str(command.slots.get("seat", "")).isdigit():
+            return frozenset({int(command.slots["seat"])}) & seats or None
+        return None
+
     def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
         if state.phase == OVER:
             raise IllegalCommandError("game-over", "the game is over")

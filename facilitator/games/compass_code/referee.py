@@ -146,6 +146,16 @@ class CompassCode(Referee[State]):
                 intents.add("check")
         return intents
 
+    def acting_seats(self, state: State, command: Command) -> frozenset[int] | None:
+        """The captain sends and asks the bearing check (the captain of the next guess);
+        a human keeper gives the totals and enters a physical card.  A restart after an
+        exposure is anyone's call."""
+        if command.intent in ("send", "check"):
+            return frozenset({state.captain})
+        if command.intent in ("feedback", "route card") and state.keeper is not None:
+            return frozenset({state.keeper})
+        return None
+
     def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
         if state.over:
             raise IllegalCommandError("game-over", "the voyage is over")

@@ -135,6 +135,13 @@ class LanternLinks(Referee[State]):
             intents.add("rewind")
         return intents
 
+    def acting_seats(self, state: State, command: Command) -> frozenset[int] | None:
+        """The current player places, passes and rewinds (also when asked "rewind or
+        finish?"); finishing early is the table's agreement."""
+        if command.intent in ("play", "pass", "rewind"):
+            return frozenset({state.turn})
+        return None
+
     def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
         if state.over:
             raise IllegalCommandError("game-over", "the game is over")

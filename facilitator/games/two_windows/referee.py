@@ -220,6 +220,15 @@ class TwoWindows(Referee[State]):
         names = self.deck(False).names + self.deck(True).names
         return {"entry": {name: [name.lower()] for name in names}}
 
+    def acting_seats(self, state: State, command: Command) -> frozenset[int] | None:
+        """The decoding team's spokesperson gives the final answer and asks for more;
+        each informant team's spokesperson sends its fact.  Replacing a packet is the
+        table's call."""
+        job = {"final": "decoder", "final not": "decoder", "more": "decoder",
+               "a sends": "a", "b sends": "b"}.get(command.intent)
+        seat = dict(state.speakers).get(job) if job else None
+        return frozenset({seat}) if seat is not None else None
+
     def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
         if state.over:
             raise IllegalCommandError("game-over", "the game is over")

@@ -1,0 +1,206 @@
+"""Voice turns in the listen loop, with the loop's fakes: who may give a role's command,
+what an unsure or a stranger's voice does, enrollment by voice and by a typed line, and
+what is logged.  A seat's voice is a fixed unit vector (``VOICE``); an utterance's voice
+is given by its start time (the fake audio carries only words)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
+from support import read_jsonl
+
+from facilitator.session import Session
+from facilitator.speech.base import Segment, VoiceSettings
+from facilitator.speech.loop import ListenLoop, LoopSettings
+from facilitator.speech.voice_turns import VoiceTurns
+
+SEND = "send north east south west"
+#: seats 1 and 2, a stranger (9), and a voice halfway between seats 1 and 2 (12)
+VOICE = {1: np.array([1.0, 0, 0]), 2: np.array([0, 1.0, 0]), 9: np.array([0, 0, 1.0]),
+         12: np.array([1.0, 1.0, 0.2]) / np.sqrt(2.04)}
+
+
+class Turns(VoiceTurns):
+    """Voice turns whose embedder reads the voice given to each utterance's start."""
+
+    voices_at: dict[float, int]
+
+    def _embed(self, segment: Segment) -> np.ndarray | None:
+        self.embedded += 1
+        return VOICE[self.voices_at[segment.start]]
+
+
+class Unused:
+    def embed(self, pcm: bytes) -> np.ndarray:
+        raise AssertionError("the test's Turns embeds")
+
+
+_open: list[ListenLoop] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_logs() -> Iterator[None]:
+    yield
+    while _open:
+        _open.pop().session.log.close()
+
+
+def make(tmp_path: Path, session: Session | None = None) -> tuple[ListenLoop, Turns, RecordingSpeaker, CaptionLog]:
+    voice = VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
+    speaker = RecordingSpeaker(voice)
+    captions = CaptionLog()
+    session = session or compass_session(tmp_path)
+    loop = ListenLoop(session, ScriptedRecognizer(), speaker, voice, captions, LoopSettings(earcon_seconds=0.0))
+    _open.append(loop)
+    from facilitator.speech.voiceprints import Voiceprints
+
+    turns = Turns(loop, Unused(), Voiceprints(Voiceprints.beside(tmp_path / "log.jsonl"), session.game_id))
+    turns.voices_at = {}
+    return loop, turns, speaker, captions
+
+
+def say(loop: ListenLoop, turns: Turns, text: str, seat: int, at: float, seconds: float = 1.0) -> None:
+    turns.voices_at[at] = seat
+    loop.hear(said(text, at, seconds))
+
+
+def enrol_both(loop: ListenLoop, turns: Turns) -> None:
+    turns.begin()
+    say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
+    say(loop, turns, "raw:i'm ready to play", 2, 20.0, 1.2)
+
+
+def events(tmp_path: Path) -> list[dict[str, object]]:
+    return read_jsonl(tmp_path / "log.jsonl")[3:]
+
+
+def test_each_seat_is_asked_by_name_in_turn(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    turns.begin()
+    assert speaker.spoken[-1].endswith("Player 1, say: I'm ready to play.")
+    say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
+    assert speaker.spoken[-2:] == ["Thanks, Player 1.", "Player 2, say: I'm ready to play."]
+    say(loop, turns, "raw:hi", 2, 20.0, 0.4)                      # too short to learn
+    assert speaker.spoken[-1] == "Player 2, say it once more, a little longer: I'm ready to play."
+    say(loop, turns, "raw:i'm ready to play", 2, 30.0, 1.2)
+    assert speaker.spoken[-2:] == ["Thanks, Player 2.", "Player 3, say: I'm ready to play."]
+    assert turns.prints.enrolled(1) and turns.prints.enrolled(2) and not turns.prints.enrolled(3)
+    assert events(tmp_path) == []                                # enrolling logs nothing
+
+
+def test_a_roles_command_in_another_seats_voice_is_refused_once(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []                         # seats 3 and 4 not asked
+    say(loop, turns, SEND, 2, 40.0)                              # Player 2 answers for the captain
+    assert speaker.spoken[-1] == "That is Player 1's guess to send."
+    refused = events(tmp_path)
+    assert [(e["type"], e["reason"], e["heard"]) for e in refused] == [
+        ("command-rejected", "another seat's voice", 2)]
+    say(loop, turns, SEND, 2, 50.0)                              # again, nothing changed: silence
+    assert speaker.spoken[-1] == "That is Player 1's guess to send." and len(events(tmp_path)) == 1
+    say(loop, turns, SEND, 1, 60.0)                              # the captain: echoed, applied
+    loop.tick(70.0)
+    scored = [e for e in events(tmp_path) if e["type"] == "guess-scored"]
+    assert len(scored) == 1 and scored[0]["heard"] == 1
+
+
+def test_queries_stay_open_to_every_enrolled_seat(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    say(loop, turns, "status", 2, 40.0)
+    assert any("captain" in line for line in speaker.spoken[-2:])
+
+
+def test_an_unsure_voice_is_taken_as_without_voices(tmp_path: Path) -> None:
+    loop, turns, _, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    say(loop, turns, SEND, 12, 40.0)                             # between seats 1 and 2
+    loop.tick(50.0)
+    scored = [e for e in events(tmp_path) if e["type"] == "guess-scored"]
+    assert len(scored) == 1 and scored[0]["heard"] is None       # a voice command, seat unknown
+
+
+def test_a_stranger_is_chatter(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    before = list(speaker.spoken)
+    say(loop, turns, SEND, 9, 40.0)                              # the next table
+    say(loop, turns, "status", 9, 45.0)
+    loop.tick(60.0)
+    assert speaker.spoken == before and events(tmp_path) == [] and loop.chatter == 2
+
+
+def test_no_to_the_question_plays_without_voices_and_is_kept(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    turns.begin()
+    say(loop, turns, "no", 1, 10.0, 0.4)
+    assert speaker.spoken[-1] == "Playing without voices: anyone may give any command."
+    assert json.loads((tmp_path / "log.jsonl.voices").read_text())["declined"] is True
+    say(loop, turns, SEND, 2, 20.0)                              # anyone may send now
+    loop.tick(30.0)
+    assert [e["type"] for e in events(tmp_path)][:1] == ["guess-scored"]
+
+
+def test_a_typed_enrol_asks_that_seat_and_replaces_its_voice(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    loop.submit_text("enrol 2")
+    loop.tick(30.0)
+    assert speaker.spoken[-1] == "Player 2, say: I'm ready to play."
+    say(loop, turns, "raw:i'm ready to play", 12, 40.0, 1.2)     # Ben's voice, as he sounds today
+    assert speaker.spoken[-1] == "Thanks, Player 2." and len(turns.prints.seats[2]) == 1
+    assert np.allclose(turns.prints.seats[2][0], VOICE[12])
+    loop.submit_text("enrol 7")
+    loop.tick(45.0)
+    assert speaker.spoken[-1] == "There is no seat 7 to enrol."
+
+
+def test_typed_commands_are_not_checked_and_log_no_heard_seat(tmp_path: Path) -> None:
+    loop, turns, _, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    loop.submit_text(SEND)
+    loop.tick(40.0)
+    scored = [e for e in events(tmp_path) if e["type"] == "guess-scored"]
+    assert len(scored) == 1 and "heard" not in scored[0]
+
+
+def test_captions_name_a_sure_speaker(tmp_path: Path) -> None:
+    loop, turns, _, captions = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    say(loop, turns, SEND, 1, 40.0)
+    assert captions.heard_lines[-1] == f"Player 1: {SEND}"
+
+
+def test_a_resumed_game_keeps_its_voices_and_asks_only_the_missing(tmp_path: Path) -> None:
+    loop, turns, _, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    loop.session.log.close()
+    _open.clear()
+    session, _, _ = Session.resume(tmp_path / "log.jsonl")
+    _, turns2, speaker2, _ = make(tmp_path, session)
+    assert turns2.prints.enrolled(1) and turns2.prints.enrolled(2)
+    turns2.begin()
+    assert speaker2.spoken[-1] == "Player 3, say: I'm ready to play."
+
+
+def test_a_seat_screen_offers_learn_my_voice_only_with_voice_turns(tmp_path: Path) -> None:
+    from facilitator.screens.controls import seat_controls
+
+    loop, _, _, _ = make(tmp_path)
+    control = next(c for c in seat_controls(loop.session, 2) if c.id == "enrol")
+    assert control.template == "enrol 2" and control.label == "Learn my voice"
+    plain = compass_session(tmp_path / "plain")
+    _open.append(ListenLoop(plain, ScriptedRecognizer(), RecordingSpeaker(VoiceSettings())))
+    assert all(c.id != "enrol" for c in seat_controls(plain, 2))
