@@ -14,25 +14,42 @@ import random
 
 from facilitator.command import Command
 from facilitator.errors import IllegalCommandError
-from facilitator.session import CONFIRMATIONS, CONTROLS, LOBBY, Session
+from facilitator.session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
 from facilitator.speech.loop import ListenLoop
 
 #: never said by the scripted players: leaving, restarting, and screen seats
 AVOID = frozenset({"quit", "help", "read rules", "release seat", "repeat", "cancel"})
 #: a question now and then (the rest are game moves)
 QUESTION_SHARE = 0.12
-#: Clover's clue words per zone, made unique per seat so no board holds them
-CLUE_WORDS = {"top": "harbor", "right": "orchard", "bottom": "meadow", "left": "lantern"}
+#: Clover's clue words per zone, in the order tried, made unique per seat with the seat's number
+#: (a word that holds one of the seat's own keywords is refused: the next one is written)
+CLUE_WORDS = {
+    "top": ("harbor", "quarry", "glacier"),
+    "right": ("orchard", "thimble", "canyon"),
+    "bottom": ("meadow", "saddle", "lagoon"),
+    "left": ("lantern", "biscuit", "tundra"),
+}
 
 
-def typed_opening(game: str, session: Session) -> list[str]:
-    """Lines the table types before talking (Clover's clues, written on screens)."""
+def type_opening(game: str, session: Session) -> tuple[list[str], Reply | None]:
+    """Type the lines a table types on its screens before talking (Clover's clues) into
+    ``session``; a clue the rules refuse is written again with the next word, as a
+    player does.  Returns the lines accepted, in order, and the last reply."""
     if game != "clover":
-        return []
+        return [], None
     from facilitator.games.clover.board import ZONES
 
-    return [f"clue {seat} {zone.value} {CLUE_WORDS[zone.value]}{seat}"
-            for seat in range(1, session.state.players + 1) for zone in ZONES]
+    typed: list[str] = []
+    reply: Reply | None = None
+    for seat in range(1, session.state.players + 1):
+        for zone in ZONES:
+            for word in CLUE_WORDS[zone.value]:
+                line = f"clue {seat} {zone.value} {word}{seat}"
+                reply = session.handle(line)
+                if not any(e.get("type") == "clue-refused" for e in reply.logged):
+                    typed.append(line)
+                    break
+    return typed, reply
 
 
 def next_command(game: str, session: Session, loop: ListenLoop, rng: random.Random) -> tuple[str, Command] | None:

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.session import players, run, table
+from benchmarks.session import run, table
 
 #: a reverberant room (the issue's hidden room: T20 0.50 s) for the quiet snippets
 REVERBERANT_RT60 = 0.5
@@ -65,7 +65,6 @@ SNIPPETS = {
 def make(folder: Path, only: tuple[str, ...] = ()) -> None:
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-snippets-"))
     from benchmarks.corpus import CHATTER
-    from facilitator.session import Session
     from facilitator.speech.audio import write_wav
     from facilitator.speech.endpoint import Endpointer
     from facilitator.speech.recognize import make_recognizer
@@ -81,18 +80,16 @@ def make(folder: Path, only: tuple[str, ...] = ()) -> None:
                             lambda loop: Endpointer(complete=loop.complete),
                             chatter=CHATTER, record=record, engines=snip.engines, rt60=snip.rt60)
         write_wav(folder / f"{name}.wav", b"".join(record))
-        session, _ = Session.start(snip.game, players=len(snip.seats), seed=snip.seed)
         meant = [c.canonical for c in result.commands]
         meta: dict[str, object] = {
             "game": snip.game, "condition": snip.condition, "seed": snip.seed, "players": len(snip.seats),
             "voices": list(snip.seats), "engines": snip.engines, "rt60": snip.rt60 or 0.35,
-            "typed": players.typed_opening(snip.game, session),
+            "typed": result.trace["typed"],
             "meant": meant,
             "understood": sum(1 for c in result.commands if c.understood_at),
             "wrong_actions": result.wrong_actions,
             "applied_twice": result.applied_twice,
         }
-        session.log.close()
         (folder / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         print("\n".join(result.transcript))
         print(f"{name}: {len(record) * 0.03:.0f} s, {meta['understood']} of {len(meant)} understood, "

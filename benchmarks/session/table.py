@@ -520,8 +520,8 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         session, reply = Session.start(game, players=len(seats), seed=seed, log_path=log_path)
         # lines the table types on its screens before talking (Clover's clues): only the
         # announcement after the last one is spoken, as if they were typed before the session
-        for line in players.typed_opening(game, session):
-            reply = session.handle(line)
+        typed, last = players.type_opening(game, session)
+        reply = last or reply
         watch = Watch(recognizer, synthesizer, audio)
         settings = LoopSettings(wake_phrase=mode == "wake", push_to_talk=mode.startswith("ptt"))
         loop = ListenLoop(session, watch, watch, VoiceSettings(), None, settings)
@@ -544,6 +544,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         session.log.close()
         # scored after the run from what was recorded: a game-ending command is credited too
         result.trace = trace_of(result, table, watch, segments, getattr(endpointer, "max_seconds", 8.0))
+        result.trace["typed"] = typed
         apply_score(result, score.score(result.trace))
         result.transcript = score.transcript(result.trace)
     finally:

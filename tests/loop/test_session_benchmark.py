@@ -262,3 +262,17 @@ def test_the_table_audio_always_moves_on_when_asked_for_a_later_time() -> None:
     frames = list(audio.until(before + 1e-5))
     assert len(frames) == 1 and audio.t > before
     assert list(audio.until(audio.t)) == []
+
+
+def test_the_scripted_clover_table_writes_another_clue_when_one_is_refused(tmp_path: Path) -> None:
+    from benchmarks.session import players
+    from facilitator.session import Session
+
+    # seed 311: Player 3's "lantern3" holds one of their own keywords (lantern) and is refused
+    session, _ = Session.start("clover", players=4, seed=311, log_path=tmp_path / "log.jsonl")
+    try:
+        typed, reply = players.type_opening("clover", session)
+    finally:
+        session.log.close()
+    assert len(typed) == 16 and "clue 3 left biscuit3" in typed and "clue 3 left lantern3" not in typed
+    assert reply is not None and "4 of 4 ready" in reply.public[0]

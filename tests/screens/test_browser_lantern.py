@@ -7,12 +7,21 @@ finishing (it cannot be taken back) is asked first."""
 
 from __future__ import annotations
 
+import time
 from itertools import pairwise
 
 import pytest
-from screens.screen_support import accessibility_problems, board_shot, screenshot
+from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
+
+
+def moved(server, before) -> None:
+    """Wait until the click just made has been applied (the state is a new one)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while server.hub.session.state is before:
+        assert time.monotonic() < deadline, "the click was never applied"
+        time.sleep(0.05)
 
 
 def linking(state, seat: int) -> str | None:
@@ -58,6 +67,7 @@ def test_a_whole_game_by_buttons(start_server, device):
         phone = phones[seat - 1]
         if tile is None:
             phone.click("#do-pass")
+            moved(server, state)
             continue
         phone.click(f"#do-play-{state.hands[seat - 1].index(tile)}")
         placed += 1
@@ -77,8 +87,9 @@ def test_a_whole_game_by_buttons(start_server, device):
 
     # everyone passes: the player asked sees the question and the two buttons
     while not server.hub.session.state.paused:
-        phones[server.hub.session.state.turn - 1].click("#do-pass")
-        expect(table.locator(".said")).to_contain_text("pass")
+        state = server.hub.session.state
+        phones[state.turn - 1].click("#do-pass")
+        moved(server, state)
     asked = phones[server.hub.session.state.turn - 1]
     expect(asked.locator("#region-prompt")).to_contain_text("rewind")
     expect(asked.locator("#do-rewind")).to_be_visible()

@@ -70,13 +70,13 @@
     region.querySelectorAll(".scroller[id]").forEach((b) => { if (b.id in scrolls) b.scrollTop = scrolls[b.id]; });
     region.querySelectorAll("[data-newest]").forEach(toNewest);
     const again = focused && document.getElementById(focused);
-    if (again) again.focus();
+    if (again) again.focus({ preventScroll: true });   // a redraw never moves the page
     else if (focusedKey) {
       // the focused control is gone (the move was made): focus stays on its form if
       // it is still there, else on the page's reply
       const f = formByKey(focusedKey);
       const target = f ? f.querySelector("button, select, input:not([type=hidden])") : document.getElementById("feedback");
-      if (target) target.focus();
+      if (target) target.focus({ preventScroll: true });
     }
     picked = null;
   }
