@@ -54,7 +54,7 @@ from .grammar_build import split_wake
 from .half_duplex import admit
 from .loop_grammars import GrammarBuilder, LoopGrammars
 from .loop_settings import LoopSettings
-from .policy import Hearing, HoldTake, Take, addressed, during_hold, take
+from .policy import Hearing, HoldTake, Take, addressed, during_hold, late_repeat, take
 from .voice_controls import step
 
 if TYPE_CHECKING:
@@ -132,6 +132,7 @@ class ListenLoop:
         self._deadline: float | None = None            # confirmation timeout
         self._armed: tuple[float, float] | None = None  # (from, until)
         self._held = False
+        self._press_heard = False   # the line said while push-to-talk is held was heard
         self._typed: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._warn = warn or (lambda message: None)
         self.speaker_failed = False
@@ -147,6 +148,8 @@ class ListenLoop:
         self.failures = 0   # addressed failures in a row
         self._hinted = False
         self._unanswered: tuple[str, float] | None = None   # an aside met with silence, and when
+        self._released: tuple[str, float] | None = None     # a held command applied as its window closed
+        self._prompts = 0   # "Please say yes or no." said for the open question
         self.voices: VoiceTurns | None = None   # who is speaking (speech/voice_turns.py)
 
     @property
@@ -196,12 +199,17 @@ class ListenLoop:
         """Push-to-talk pressed (a key, a button)."""
         t = self.now() if t is None else t
         self._held = True
+        self._press_heard = False
         self._armed = (t - self.settings.press_slack_seconds, float("inf"))
 
     def release(self, t: float | None = None) -> None:
-        """Push-to-talk released: a command may still start within the armed window."""
+        """Push-to-talk released: a command may still start within the armed window (a tap),
+        unless the line said while the button was held was already heard."""
         t = self.now() if t is None else t
         self._held = False
+        if self._press_heard:
+            self._armed = None
+            return
         start = self._armed[0] if self._armed else t - self.settings.press_slack_seconds
         self._armed = (start, t + self.settings.armed_window_seconds)
 
@@ -362,6 +370,11 @@ class ListenLoop:
         another seat's voice, or a stranger's voice, stops here (``voice_turns``)."""
         if self.voices is not None and self.voices.stops(command):
             return
+        if self._released is not None and self.current is not None and late_repeat(
+                heard=command.canonical, started=self.current.start, released=self._released):
+            self.repeated += 1   # said again inside the window, heard after it closed: applied once
+            self._released = None
+            return
         grammar = self.session.grammar
         intent = command.intent
         aside = intent in self._asides()
@@ -422,6 +435,7 @@ class ListenLoop:
 
     def _ask(self) -> None:
         self.state = LoopState.CONFIRMING
+        self._prompts = 0
         end = self._speak([self.session.phrases.say("confirm-ask", command=self._said_form())],
                           remember=False)
         self._deadline = end + self.voice.confirm_timeout_seconds
@@ -445,9 +459,14 @@ class ListenLoop:
         hyp = self._decode(segment, intents)
         command = self._parse(hyp, intents)
         if command is None:
+            self._prompts += 1
+            if self._prompts > self.settings.max_yes_or_no_prompts:
+                self._timeout()   # talk that is no answer, again and again: the question closes
+                return
             self._earcon("not-understood")
             end = self._speak([self.session.phrases.say("confirm-yes-or-no")], remember=False)
-            self._deadline = end + self.voice.confirm_timeout_seconds
+            # the prompt takes its own time, but does not start the timeout afresh
+            self._deadline = max(self._deadline or end, end + self.settings.answer_seconds)
             return
         self._earcon("understood")
         pending, intent = self.pending, command.intent
@@ -460,7 +479,11 @@ class ListenLoop:
             self._deadline = end + self.voice.confirm_timeout_seconds
             return
         if intent not in CONFIRM_INTENTS:   # a query: answered, the question stays open
-            reply = self.session.execute(command)
+            self.applying_from = segment
+            try:
+                reply = self.session.execute(command)
+            finally:
+                self.applying_from = None
             end = self._speak(reply.public, remember=False) if reply.public else self.now()
             self._deadline = end + self.voice.confirm_timeout_seconds
             return
@@ -538,8 +561,10 @@ class ListenLoop:
             self._after_command()
 
     def _release_hold(self, at: float | None = None) -> None:
-        pending, source = self.pending, self.pending_from
+        pending, source, closed = self.pending, self.pending_from, self._deadline
         self.pending, self.pending_from, self._deadline = None, None, None
+        if pending is not None and closed is not None:
+            self._released = (pending.canonical, closed)
         self.state = LoopState.LISTENING
         if pending is not None:
             self.released += 1
@@ -726,6 +751,8 @@ class ListenLoop:
         return self._armed is not None and self._armed[0] <= segment.start <= self._armed[1]
 
     def _disarm(self) -> None:
+        """An armed utterance was heard: the press or the wake phrase is used."""
+        self._press_heard = True
         if not self._held:
             self._armed = None
 
@@ -752,8 +779,10 @@ class ListenLoop:
         self._armed = (self.now(), self.now() + self.settings.armed_window_seconds)
 
     def _rearm(self) -> None:
-        """Gated: the next utterance may follow without a new wake phrase or press."""
-        if self.gated and self.state is not LoopState.DONE:
+        """With the wake phrase: the next utterance may follow without a new wake phrase.
+        With push-to-talk alone the player presses again (arming the loop after each
+        "Say again?" let the next chatter line in)."""
+        if self.settings.wake_phrase and self.state is not LoopState.DONE:
             self._armed = (self.now(), self.now() + self.settings.armed_window_seconds)
             self.state = LoopState.LISTENING
 

@@ -25,6 +25,10 @@ class LoopSettings:
     implicit_window_seconds: float = 3.0
     #: the least of an utterance kept after trimming the assistant's own sound off its front
     min_trimmed_seconds: float = 0.25
+    #: "Please say yes or no." said this many times for one question, the next talk closes it
+    max_yes_or_no_prompts: int = 2
+    #: after "Please say yes or no.", at least this long to answer (the timeout does not restart)
+    answer_seconds: float = 4.0
     #: an aside heard unsure and met with silence, heard unsure again within this
     #: window, is answered (a player who got no answer says it again)
     repeat_window_seconds: float = 15.0

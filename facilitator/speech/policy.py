@@ -38,6 +38,10 @@ While an implicit echo's undo window is open (``during_hold``)::
     any other command                     -> RELEASE    (the held one is applied, then the
                                              new one is heard as usual)
     nothing understood (chatter)          -> KEEP
+
+A repeat that began inside the window but ended after it closed (the held
+command was applied meanwhile) is the same repeat: ``late_repeat`` says so, and
+nothing more is applied.
 """
 
 from __future__ import annotations
@@ -134,3 +138,11 @@ def during_hold(*, answer: str | None, heard: str | None, heard_intent: str | No
     if heard_intent == held_intent:
         return HoldTake.REPLACE if acceptable else HoldTake.KEEP
     return HoldTake.RELEASE
+
+
+def late_repeat(*, heard: str, started: float, released: tuple[str, float]) -> bool:
+    """Whether ``heard`` (canonical), said from ``started``, repeats the held command
+    ``released`` = (canonical, when its window closed and it was applied): the same
+    command, begun before the window closed, is the player confirming it, not a second one."""
+    canonical, closed = released
+    return heard.lower() == canonical.lower() and started <= closed

@@ -120,6 +120,22 @@ def test_a_correction_the_rules_refuse_keeps_the_held_guess(tmp_path: Path) -> N
     assert [e["route"] for e in scored] == ["NESW"] and loop.corrected == 0
 
 
+def test_a_repeat_begun_in_the_window_but_heard_after_it_closed_is_applied_once(tmp_path: Path) -> None:
+    """The window closes while the player is still saying the guess again: the held guess is
+    applied when it closes, and the repeat, heard a moment later, applies nothing more."""
+    loop, speaker = make(tmp_path)            # echo 2.0-4.0, deaf until 4.3, window until 7.3
+    loop.run([said(SEND, 1.0), said(SEND, 6.8, 1.5), Tick(30.0)])
+    assert logged(tmp_path) == ["guess-scored", "captain-named"] and loop.repeated == 1
+    assert speaker.spoken == [ECHO, *SCORED]
+
+
+def test_the_same_guess_begun_after_the_window_closed_is_a_new_guess(tmp_path: Path) -> None:
+    loop, _ = make(tmp_path)
+    loop.run([said(SEND, 1.0), said(SEND, 12.0), Tick(40.0)])
+    scored = [e for e in read_jsonl(tmp_path / "log.jsonl") if e["type"] == "guess-scored"]
+    assert len(scored) == 2 and loop.repeated == 0
+
+
 def test_chatter_in_the_window_changes_nothing(tmp_path: Path) -> None:
     loop, speaker = make(tmp_path)
     loop.run([said(SEND, 1.0), said("raw:ha ha what a guess", 4.5), said("", 5.8)])
@@ -211,6 +227,34 @@ def test_while_a_question_is_open_anything_else_gets_please_say_yes_or_no(tmp_pa
     loop.hear(said("louder", 5.0))
     assert speaker.spoken == [ASK, "Please say yes or no."] and loop.state is LoopState.CONFIRMING
     assert loop.voice.volume == VoiceSettings().volume
+
+
+def test_a_question_does_not_stay_open_for_ever_while_the_table_talks(tmp_path: Path) -> None:
+    """Talk that is no answer gets "Please say yes or no." twice; the next closes the question
+    (nothing applied), and the prompts never restart the timeout."""
+    loop, speaker = make(tmp_path)
+    loop.hear(said("unsure:" + SEND, 1.0))                 # asked 2.0-4.0
+    for t in (5.0, 9.0, 13.0):
+        loop.hear(said("raw:what did he say", t))
+    assert speaker.spoken == [ASK, "Please say yes or no.", "Please say yes or no.",
+                              "No answer, so cancelled."]
+    assert loop.state is LoopState.LISTENING and logged(tmp_path) == []
+
+
+def test_a_query_answered_during_a_question_says_which_utterance_it_came_from(tmp_path: Path) -> None:
+    loop, _ = make(tmp_path)
+    seen = []
+    execute = loop.session.execute
+
+    def watched(command):  # type: ignore[no-untyped-def]
+        seen.append((command.intent, loop.applying_from))
+        return execute(command)
+
+    loop.session.execute = watched  # type: ignore[method-assign]
+    loop.hear(said("unsure:" + SEND, 1.0))
+    question = said("how many candidates", 5.0)
+    loop.hear(question)
+    assert seen == [("candidates", question)]
 
 
 def test_help_repeat_and_queries_are_answered_during_a_question_which_stays_open(tmp_path: Path) -> None:

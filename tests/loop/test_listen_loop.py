@@ -259,6 +259,23 @@ def test_push_to_talk_gates_commands(tmp_path: Path) -> None:
     assert speaker.spoken[-1] == "24 candidates remain."
 
 
+def test_a_press_whose_line_was_heard_arms_nothing_after_release(tmp_path: Path) -> None:
+    """The line said while the button was held was heard before the release: the next line
+    (chatter by someone else) is not taken, and "Say again?" does not arm the loop either."""
+    loop, speaker, _ = make(tmp_path, push_to_talk=True, armed_window_seconds=6.0)
+    loop.press(0.8)
+    loop.hear(said("status", 1.0))                      # heard while held (an early finish)
+    loop.release(2.2)
+    answered = len(speaker.spoken)
+    loop.hear(said("help", 6.0))                        # within 6 s of the release, not pressed
+    assert loop.discarded[-1].reason == "not-armed" and len(speaker.spoken) == answered
+    loop.press(20.0)
+    loop.hear(said("raw:blah blah", 20.2))              # pressed, not understood: "Say again?"
+    loop.release(21.5)
+    loop.hear(said("status", 23.0))                     # not pressed: not taken
+    assert loop.discarded[-1].reason == "not-armed"
+
+
 def test_the_loop_ends_with_the_game(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
     script, t = [], 1.0

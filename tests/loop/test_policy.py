@@ -77,3 +77,12 @@ def test_another_kind_of_command_releases_the_held_one_first() -> None:
 
 def test_chatter_inside_the_window_keeps_it() -> None:
     assert during_hold(answer=None, heard=None, heard_intent=None, acceptable=False, **HELD) is HoldTake.KEEP
+
+
+def test_a_repeat_begun_before_the_window_closed_is_the_same_command() -> None:
+    from facilitator.speech.policy import late_repeat
+
+    released = ("send NESW", 7.3)
+    assert late_repeat(heard="send nesw", started=6.8, released=released)
+    assert not late_repeat(heard="send NESW", started=7.5, released=released)   # a new guess
+    assert not late_repeat(heard="send WSEN", started=6.8, released=released)   # another guess
