@@ -185,11 +185,11 @@ class WhisperRecognizer:
             if len(steps) <= len(ids):
                 out.append(-math.inf)
                 continue
-            total = 0.0
-            for k, token in enumerate(ids):
-                total += float(_log_softmax(steps[k])[token])
-            ending = _log_softmax(steps[len(ids)])
-            total += float(np.logaddexp.reduce(ending[self._endings]))
+            logits = np.stack([np.asarray(step) for step in steps[: len(ids) + 1]]).astype(np.float64)
+            top = logits.max(axis=1, keepdims=True)
+            logprobs = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+            total = float(logprobs[np.arange(len(ids)), ids].sum())
+            total += float(np.logaddexp.reduce(logprobs[len(ids), self._endings]))
             out.append(total / (len(ids) + 1))
         return out
 
@@ -285,12 +285,6 @@ class WhisperRecognizer:
         if top.similarity < self.min_similarity:
             return None
         return Hypothesis(top.phrase, top.logprob)
-
-
-def _log_softmax(logits: Any) -> Any:
-    values = np.asarray(logits, dtype=np.float64)
-    top = values.max()
-    return values - top - math.log(float(np.exp(values - top).sum()))
 
 
 def _one_word(grammar: RecognitionGrammar) -> list[str]:
