@@ -43,6 +43,8 @@ from .base import Hypothesis, RecognitionGrammar
 from .whisper_model import INSTALL_HINT, NOT_INSTALLED, packaged_model_dir, verify_model_dir
 
 SAMPLE_RATE = 16_000
+#: phrases scored per decoder call (see ``WhisperRecognizer.score``)
+SCORE_BATCH = 8
 
 
 @dataclass(frozen=True)
@@ -172,8 +174,16 @@ class WhisperRecognizer:
         if not phrases:
             return []
         tokens = [self._phrase_tokens(p)[0] for p in phrases]
-        longest = max(len(t) for t in tokens)
         encoded_np = np.asarray(encoded)
+        out: list[float] = []
+        # the logits of every step of every phrase are returned (the vocabulary's 51,864 floats
+        # each): a batch of SCORE_BATCH keeps that within a few tens of MB
+        for first in range(0, len(tokens), SCORE_BATCH):
+            out += self._score_batch(encoded_np, tokens[first:first + SCORE_BATCH])
+        return out
+
+    def _score_batch(self, encoded_np: Any, tokens: list[list[int]]) -> list[float]:
+        longest = max(len(t) for t in tokens)
         tiled = self._ct2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded_np, len(tokens), axis=0)))
         # CTranslate2 counts max_length in half-steps here: two per returned step, measured
         results = self._model.generate(tiled, [self._prompt + t for t in tokens], beam_size=1,
