@@ -245,14 +245,16 @@ def main(argv: list[str] | None = None) -> int:
         saved = json.loads(args.raw.read_text(encoding="utf-8"))
         clips, rows, conditions = corpus.load(directory), saved["rows"], tuple(saved["conditions"])
         seconds, load = saved.get("seconds", 0.0), saved.get("load", "?")
+        reused = bool(saved.get("pocketsphinx_from"))
     else:
         clips = corpus.load(directory) if args.reuse_corpus else corpus.build(directory, quick=args.quick)
         conditions = QUICK_CONDITIONS if args.quick else CONDITIONS
         rows = run(directory, clips, conditions, args.workers, args.pocketsphinx_from)
         seconds, load = time.perf_counter() - began, f"{os.getloadavg()[1]:.1f}"
+        reused = args.pocketsphinx_from is not None
         if args.raw:
             args.raw.write_text(json.dumps({"conditions": conditions, "rows": rows, "seconds": seconds,
-                                            "load": load}), encoding="utf-8")
+                                            "load": load, "pocketsphinx_from": reused}), encoding="utf-8")
     from benchmarks.run import machine
 
     n_cmd = sum(1 for c in clips if c.want)
@@ -262,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
              f"(as `facilitator recognize`); decoding took {seconds:.0f} s with a load average of {load} "
              f"(other work on the machine)"
              + ("; the reference and pocketsphinx rows are an earlier run's of the same clips (unchanged code), "
-                "only Whisper decoded again" if args.pocketsphinx_from else "") + ".", "",
+                "only Whisper decoded again" if reused else "") + ".", "",
              *table(clips, rows, conditions), "", *timing(rows)]
     text = "\n".join(lines)
     print(text)

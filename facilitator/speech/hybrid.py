@@ -74,7 +74,7 @@ class Thresholds:
     rescue_logprob: float | None = None
     rescue_similarity: float = 0.0
     rescue_lead: float = 0.0
-    free_gap: float | None = None
+    free_gap: float | None = 2.25
 
 
 DEFAULT = Thresholds()

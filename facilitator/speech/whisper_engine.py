@@ -43,6 +43,8 @@ from .base import Hypothesis, RecognitionGrammar
 from .whisper_model import INSTALL_HINT, NOT_INSTALLED, packaged_model_dir, verify_model_dir
 
 SAMPLE_RATE = 16_000
+#: phrases scored per decoder call (see ``WhisperRecognizer.score``)
+SCORE_BATCH = 8
 
 
 @dataclass(frozen=True)
@@ -172,8 +174,16 @@ class WhisperRecognizer:
         if not phrases:
             return []
         tokens = [self._phrase_tokens(p)[0] for p in phrases]
-        longest = max(len(t) for t in tokens)
         encoded_np = np.asarray(encoded)
+        out: list[float] = []
+        # the logits of every step of every phrase are returned (the vocabulary's 51,864 floats
+        # each): a batch of SCORE_BATCH keeps that within a few tens of MB
+        for first in range(0, len(tokens), SCORE_BATCH):
+            out += self._score_batch(encoded_np, tokens[first:first + SCORE_BATCH])
+        return out
+
+    def _score_batch(self, encoded_np: Any, tokens: list[list[int]]) -> list[float]:
+        longest = max(len(t) for t in tokens)
         tiled = self._ct2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded_np, len(tokens), axis=0)))
         # CTranslate2 counts max_length in half-steps here: two per returned step, measured
         results = self._model.generate(tiled, [self._prompt + t for t in tokens], beam_size=1,
@@ -185,11 +195,11 @@ class WhisperRecognizer:
             if len(steps) <= len(ids):
                 out.append(-math.inf)
                 continue
-            total = 0.0
-            for k, token in enumerate(ids):
-                total += float(_log_softmax(steps[k])[token])
-            ending = _log_softmax(steps[len(ids)])
-            total += float(np.logaddexp.reduce(ending[self._endings]))
+            logits = np.stack([np.asarray(step) for step in steps[: len(ids) + 1]]).astype(np.float64)
+            top = logits.max(axis=1, keepdims=True)
+            logprobs = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+            total = float(logprobs[np.arange(len(ids)), ids].sum())
+            total += float(np.logaddexp.reduce(logprobs[len(ids), self._endings]))
             out.append(total / (len(ids) + 1))
         return out
 
@@ -285,12 +295,6 @@ class WhisperRecognizer:
         if top.similarity < self.min_similarity:
             return None
         return Hypothesis(top.phrase, top.logprob)
-
-
-def _log_softmax(logits: Any) -> Any:
-    values = np.asarray(logits, dtype=np.float64)
-    top = values.max()
-    return values - top - math.log(float(np.exp(values - top).sum()))
 
 
 def _one_word(grammar: RecognitionGrammar) -> list[str]:

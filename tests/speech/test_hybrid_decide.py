@@ -136,3 +136,17 @@ def test_the_rescue_of_whispers_phrase_against_another_pocketsphinx_command_is_o
     assert hyp is not None and hyp.text == "commit" and not hyp.sure
     assert decide("quit", ranked, "always", Thresholds(rescue_logprob=-3.0, rescue_lead=3.0),
                   grammar.commands) is None
+
+
+def test_whisper_alone_is_refused_far_below_its_own_free_text() -> None:
+    """'is it my turn': as itself it scores -0.5; its nearest legal phrase 'skip my turn' -3.0."""
+    assert LIMITS.free_gap is not None
+    commands = _lantern().commands
+    far = [Scores("skip my turn", -3.0, 80.0, -3.0 + LIMITS.free_gap + 0.25)]
+    assert decide(None, far, "always", LIMITS, commands) is None
+    near = [Scores("skip my turn", -3.0, 80.0, -3.0 + LIMITS.free_gap - 0.25)]
+    hyp = decide(None, near, "always", LIMITS, commands)
+    assert hyp is not None and hyp.text == "skip my turn" and not hyp.sure
+    # an agreement with pocketsphinx is not held to it: two engines heard the command
+    agreed = decide("skip my turn", [Scores("skip my turn", -3.0, 80.0, -0.5)], "always", LIMITS, commands)
+    assert agreed is not None and agreed.sure
