@@ -31,7 +31,6 @@ from .errors import GrammarError
 from .paths import grammars_dir
 
 
-
 class _ListModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
     spoken: dict[str, list[str]] = {}
@@ -411,7 +410,7 @@ class Grammar:
             if form.typed_only or (allowed is not None and form.intent not in allowed):
                 continue
             out.extend(self._expand(form.tree, lists))
-        return sorted(set(" ".join(p.split()) for p in out))
+        return sorted({" ".join(p.split()) for p in out})
 
     def _expand(self, node: t.Node, lists: RuntimeLists | None) -> list[str]:
         if isinstance(node, t.Word):

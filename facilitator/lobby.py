@@ -21,9 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DecksChangedError, FacilitatorError, InUseError, LogError, OptionsError, WriteError
-from .games import find_game
 from .command import Command, NotRecognized, RuntimeLists
+from .errors import (
+    DecksChangedError,
+    FacilitatorError,
+    InUseError,
+    LogError,
+    OptionsError,
+    WriteError,
+)
+from .games import find_game
 from .grammar import load_grammar
 from .hidden import check_private
 from .log import read_log

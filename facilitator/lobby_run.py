@@ -23,8 +23,8 @@ from .errors import DeviceError, InUseError, LogError, OptionsError, SpeechError
 from .grammar import load_grammar
 from .lobby import GameStore, Lobby
 from .locks import lock_data_dir
-from .phrases import Phrasebook
 from .paths import data_dir
+from .phrases import Phrasebook
 from .session import Reply, Session
 from .settings import Settings
 
@@ -109,7 +109,7 @@ def _say_once(args: argparse.Namespace, sentence: str, out: IO[str]) -> None:
                         else tts.SoundSpeaker(voice, device=args.output_device))
         speaker.speak(sentence)
         _close(speaker)
-    except Exception:   # no speaker: the sentence was shown and the line goes to stderr
+    except Exception:  # noqa: BLE001, S110 - no speaker: the sentence was shown and the line goes to stderr
         pass
 
 

@@ -116,7 +116,7 @@ def _parse(path: Path, raw: bytes) -> LogContents:
         try:
             obj = json.loads(line.decode("utf-8"))
             if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
+                raise ValueError("not a JSON object")  # noqa: TRY004 - caught below as a bad line
         except (ValueError, UnicodeDecodeError) as exc:
             if is_tail:
                 what = "the last command's events" if open_batch else "a half-written last line"
@@ -135,7 +135,8 @@ def _parse(path: Path, raw: bytes) -> LogContents:
             batched = "batch" in obj
         if batched:
             size, first, given = obj.get("batch_size"), obj.get("batch"), obj.pop("chain", None)
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (size, first)) or size < 1:
+            if (not isinstance(size, int) or isinstance(size, bool) or not isinstance(first, int)
+                    or isinstance(first, bool) or size < 1):
                 raise LogError(f"log {name} line {number}: no batch of its command")
             if open_batch is None:
                 if first != seq:
@@ -203,7 +204,7 @@ class EventLog:
             try:
                 if path.parent and not path.parent.exists():
                     path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(path, "a+b")   # readable: a log taken away mid-game is copied back
+                self._file = open(path, "a+b")  # noqa: SIM115 - the log stays open for the game; readable: a log taken away mid-game is copied back
             except OSError as exc:
                 raise WriteError(f"cannot write the log {str(path)!r}: {exc.strerror}") from None
             from .locks import lock_log
@@ -388,7 +389,7 @@ def write_private(path: Path, lines: Sequence[dict[str, Any]]) -> None:
         return
     check_regular(path, "--private")
     try:
-        f = open(path, "ab")
+        f = open(path, "ab")  # noqa: SIM115 - open for the whole game
     except OSError as exc:
         raise WriteError(f"cannot write private messages to {str(path)!r}: {exc.strerror}") from None
     with f:

@@ -12,17 +12,17 @@ import json
 import random
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any, Protocol
 
+from .command import Command, NotRecognized
+from .content import version as content_version
 from .errors import DecksChangedError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
-from .command import Command, NotRecognized
 from .grammar import Grammar, load_grammar
-from .content import version as content_version
 from .locks import held_data_dir
 from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
@@ -216,7 +216,7 @@ class Session:
                 if text is not None:
                     owed.append({**event.to_json(index + 1), "game_id": self.game_id, "text": text})
             self.state = state
-        except Exception as exc:   # a log no referee wrote: refuse it, never a traceback
+        except Exception as exc:  # noqa: BLE001 - a log no referee wrote: refuse it, never a traceback
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
         return in_flight, owed
 

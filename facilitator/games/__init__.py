@@ -13,9 +13,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
+from ..command import GAMES, Command, RuntimeLists
 from ..errors import IllegalCommandError, OptionsError
 from ..events import Audience, Event
-from ..command import GAMES, Command, RuntimeLists
 from ..phrases import Phrasebook
 
 S = TypeVar("S")
@@ -42,7 +42,7 @@ class Referee(Generic[S]):
         """Options from command-line flags (``mode``, ``routes``...); ``OptionsError`` for
         a flag this game does not take.  The result is logged in ``game-started``."""
         if flags:
-            raise OptionsError(f"--{sorted(flags)[0]} is not an option of {self.name}")
+            raise OptionsError(f"--{min(flags)} is not an option of {self.name}")
         return {}
 
     def check_options(self, options: Mapping[str, Any], players: int) -> None:

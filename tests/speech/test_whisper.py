@@ -140,7 +140,9 @@ def test_whisper_refuses_chatter_under_every_game(hybrid: HybridRecognizer) -> N
     accepted = []
     for game in ("compass-code", "two-windows", "lantern-links", "clover"):
         accepted += [(game, r["file"], r["text"]) for r in recognize_files(game, chatter, hybrid) if r["command"]]
-    assert len(accepted) <= 1, accepted   # pinned; of 4 x 22 decodes
+    # measured 1 of the 88 (chatter-1 under lantern-links as "what's in my hand"; benchmarks/RESULTS.md);
+    # pinned one above it, the margin another CPU's kernels move (see tests/recognition)
+    assert len(accepted) <= 2, accepted
 
 
 def test_auto_verifies_with_whisper_when_installed_and_off_is_pocketsphinx_alone() -> None:

@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...command import Command, RuntimeLists
 from ...errors import IllegalCommandError, OptionsError
 from ...events import Audience, Event
-from ...command import Command, RuntimeLists
 from ...phrases import Phrasebook
 from .. import Referee
 from .deck import PACKET_COUNT, Deck, Packet, load_deck, load_practice
