@@ -1,6 +1,8 @@
-"""Two Windows on real screens: each informant team's phone shows its own report only,
-each locks one fact, and the joint reveal reaches every screen (the rules' practice
-example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 points)."""
+"""Two Windows on real screens, a whole game (the practice game: one round) at a table of
+four, each player on their own phone: each informant team's phone shows its own report
+only, each locks one fact by a tap, the joint reveal reaches every screen, and the
+decoder names the entry from a phone (the rules' practice example: FORM ROUND and
+SURFACE STRIPED identify Brook at the first stage, 2 points)."""
 
 from __future__ import annotations
 
@@ -13,20 +15,20 @@ pytestmark = pytest.mark.slow
 def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     from playwright.sync_api import expect
 
-    server = start_server("two-windows", players=3, seed=2, options={"practice": True})
+    server = start_server("two-windows", players=4, seed=2, options={"practice": True})
     table = device(width=1280, height=900)
     table.goto(server.table_url)
-    links = [table.locator(f".seat-card:nth-child({n}) a.join-link").get_attribute("href") for n in (1, 2, 3)]
-    decoder, holder_a, holder_b = (device() for _ in range(3))
-    for page, href, seat in zip((decoder, holder_a, holder_b), links, (1, 2, 3)):
+    links = [table.locator(f".seat-card:nth-child({n}) a.join-link").get_attribute("href") for n in (1, 2, 3, 4)]
+    decoder, holder_a, holder_b, partner = (device() for _ in range(4))
+    for page, href, seat in zip((decoder, holder_a, holder_b, partner), links, (1, 2, 3, 4)):
         page.goto(href)
         page.wait_for_url(f"**/seat/{seat}")
 
-    # round 1: Oak (seat 1) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
+    # round 1: Oak (seats 1 and 4, seat 1 speaking) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
     expect(holder_a.locator("#region-view")).to_contain_text("FORM ROUND")
     expect(holder_a.locator("#region-view")).to_contain_text("SIZE SMALL")
     expect(holder_b.locator("#region-view")).to_contain_text("SURFACE STRIPED")
-    for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND")):
+    for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND"), (partner, "ROUND")):
         expect(page.locator("#region-view")).not_to_contain_text(hidden)
     expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
     screenshot(holder_a, "seat-two-windows-report")
@@ -37,11 +39,12 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(table.locator(".said")).to_contain_text("Report A's slip is locked")
     expect(table.locator("body")).not_to_contain_text("FORM ROUND")      # not before the reveal
     expect(decoder.locator("body")).not_to_contain_text("form round")
+    expect(partner.locator("body")).not_to_contain_text("form round")
 
     expect(table.locator(".revealed .column")).to_have_count(2)
     expect(table.locator(".revealed li")).to_have_count(0)                  # nothing revealed yet
     holder_b.get_by_role("button", name="SURFACE STRIPED").click()
-    for page in (table, decoder, holder_a, holder_b):
+    for page in (table, decoder, holder_a, holder_b, partner):
         expect(page.locator(".said")).to_contain_text("form round")
         expect(page.locator(".said")).to_contain_text("surface striped")
     # the revealed facts side by side: report A's on the left, report B's on the right
@@ -67,6 +70,8 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     decoder.click("#do-final")
     expect(table.locator(".said")).to_contain_text("Brook")
     expect(table.locator(".scores")).to_contain_text("2 / 2")
+    expect(table.locator(".said")).to_contain_text("Practice over: 2 of 2 points")
+    expect(partner.locator(".said")).to_contain_text("Brook")
     screenshot(table, "table-two-windows")
     screenshot(decoder, "seat-two-windows-over")
     assert accessibility_problems(decoder) == []
