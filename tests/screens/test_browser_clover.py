@@ -1,6 +1,9 @@
-"""Clover on real screens: a seat joins with its short code, writes clues with instant
-refused / noted feedback on its phone (while typing, then on Submit), and the table screen's resolution board is
-played by touch (pick a card, tap a slot, turn it) and committed."""
+"""Clover on real screens, a whole game at a table of four, each player on their own
+phone: a seat joins with its short code, writes clues with instant refused / noted
+feedback on its phone (while typing, then on Submit), every seat writes its clues on
+its own phone, and each of the four boards is resolved by touch on the committer's
+phone (pick a card, tap a slot, turn it; commit, confirmed) while the table screen
+draws it: the square in order, the clues on its edges, a turned card's words moved."""
 
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ CLUES = {"right": "serendipity", "bottom": "melancholy", "left": "nostalgia"}
 def test_clues_then_board_by_touch(start_server, device):
     from playwright.sync_api import expect
 
-    server = start_server("clover", players=3, seed=11, options={"extra": 2})
+    server = start_server("clover", players=4, seed=11, options={"extra": 2})
     table = device(width=1280, height=1000)
     table.goto(server.table_url)
     expect(table.locator(".dial")).to_have_attribute("aria-valuenow", "2")
@@ -61,6 +64,11 @@ def test_clues_then_board_by_touch(start_server, device):
     phone.get_by_role("button", name="Join").click()
     phone.wait_for_url("**/seat/1")
     expect(phone.locator("#region-prompt")).to_contain_text("clues")
+    phones = {1: phone}
+    for seat in (2, 3, 4):
+        phones[seat] = device()
+        phones[seat].goto(table.locator(f".seat-card:nth-child({seat}) a.join-link").get_attribute("href"))
+        phones[seat].wait_for_url(f"**/seat/{seat}")
 
     # feedback while typing: the referee's own check, nothing logged until Submit
     logged = len(server.hub.session.log.path.read_text(encoding="utf-8").splitlines())
@@ -95,68 +103,65 @@ def test_clues_then_board_by_touch(start_server, device):
     screenshot(phone, "seat-clover-clues")
     assert accessibility_problems(phone) == []          # at 320 px
 
-    # the other seats write theirs as typed lines (the same session, the same lock)
-    for seat in (2, 3):
+    # the other seats write theirs on their own phones
+    for seat in (2, 3, 4):
         for zone, clue in {"top": "serendipity", **CLUES}.items():
-            assert server.hub.submit(f"clue {seat} {zone} {clue}").accepted
-    expect(table.locator(".said")).to_contain_text("Resolution 1 of 3")
+            phones[seat].fill(f"#clue-{zone}", clue)
+            phones[seat].click(f"#do-clue-{zone}")
+            # kept among the seat's messages (the clue forms go once all four seats are in)
+            expect(phones[seat].locator(".messages")).to_contain_text(f"Your clue for {zone} is {clue}")
+    expect(table.locator(".said")).to_contain_text("Resolution 1 of 4")
     expect(table.locator(".pool li")).to_have_count(6)                   # four cards and the dial's two
     expect(table.locator(".clover .edge-top")).to_contain_text("Zqxvyk")          # the spectator's clues
     expect(table.locator(".clover .edge-right")).to_contain_text("serendipity")
     expect(table.locator(".clover .edge-bottom")).to_contain_text("melancholy")
     assert_square(table, ".clover")
 
-    state = server.hub.session.state
-    board, layout = state.boards[1], state.layout
     # the guessers' phones show the board being resolved; the committer's is played by touch
     expect(phone.locator(".clover .pool li")).to_have_count(6)
-    for slot in SLOTS:
-        card, turns = next((k, turns_between(layout.words(k), board[slot]))
-                           for k in range(1, len(layout.cards) + 1)
-                           if turns_between(layout.words(k), board[slot]) is not None)
-        table.click(f"#pick-{card}")
-        expect(table.locator(f"#pick-{card}")).to_have_attribute("aria-pressed", "true")
-        table.click(f"#slot-{slot.value}")
-        expect(table.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))
-        # the table's answer to a touch is in view, not at the bottom of a long page
-        expect(table.locator("#feedback")).not_to_be_empty()
-        expect(table.locator("#feedback")).to_be_in_viewport()
-        for _ in range(turns):
-            top = table.locator(f"#slot-{slot.value} .w-top").inner_text()
-            table.click(f"#turn-{card}")
-            # a quarter turn clockwise: the top word moves to the right edge, drawn there
-            expect(table.locator(f"#slot-{slot.value} .w-right")).to_have_text(top)
-            assert_right_of_centre(table, f"#slot-{slot.value}", top)
-        for edge, word in zip(EDGES, board[slot]):
-            expect(table.locator(f"#slot-{slot.value} .w-{edge}")).to_have_text(word)
-    screenshot(table, "table-clover-board")
-    board_shot(table, "#board", "clover-table")
-    assert accessibility_problems(table) == []
-    screenshot(phone, "seat-clover-guessers")
-    board_shot(phone, "#region-view", "clover-seat")
-    table.click("#do-commit")                     # it cannot be taken back: asked first, like by voice
-    expect(table.locator("form.control .ask .question")).to_contain_text("Commit the board?")
-    table.locator(".ask button.yes").click()
-    expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
-    expect(table.locator(".said")).to_contain_text("Resolution 2 of 3")
-    expect(table.locator(".scores")).to_contain_text("Player 1")
-    screenshot(table, "table-clover")
-    # a new board: the table's square now carries the next spectator's clues, and the
-    # phones show it too; the last two resolutions are played as typed lines
-    expect(table.locator(".clover .slot .num")).to_have_count(0)              # nothing placed yet
-    for _ in range(2):
+    for resolution in (1, 2, 3, 4):
         state = server.hub.session.state
-        board = state.boards[state.spectator]
+        board, committer = state.boards[state.spectator], phones[state.committer()]
+        expect(committer.locator("#region-prompt")).to_contain_text("commit")
         for slot in SLOTS:
             layout = server.hub.session.state.layout
             card, turns = next((k, turns_between(layout.words(k), board[slot]))
                                for k in range(1, len(layout.cards) + 1)
                                if layout.slot_of(k) is None and turns_between(layout.words(k), board[slot]) is not None)
-            assert server.hub.submit(f"place {card} {slot.value}").accepted
+            committer.click(f"#pick-{card}")
+            expect(committer.locator(f"#pick-{card}")).to_have_attribute("aria-pressed", "true")
+            committer.click(f"#slot-{slot.value}")
+            expect(table.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))     # drawn on the table
+            expect(committer.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))
+            expect(committer.locator("#feedback")).to_contain_text(f"Card {card} is in the")   # the phone's answer
             for _ in range(turns):
-                assert server.hub.submit(f"turn {card}").accepted
-        assert server.hub.submit("commit").accepted
-        expect(table.locator(".said")).to_contain_text("All four right at the first attempt")
+                top = table.locator(f"#slot-{slot.value} .w-top").inner_text()
+                committer.click(f"#turn-{card}")
+                # a quarter turn clockwise: the top word moves to the right edge, drawn there
+                expect(table.locator(f"#slot-{slot.value} .w-right")).to_have_text(top)
+                expect(committer.locator(f"#slot-{slot.value} .w-right")).to_have_text(top)
+                if resolution == 1:
+                    assert_right_of_centre(table, f"#slot-{slot.value}", top)
+            for edge, word in zip(EDGES, board[slot]):
+                expect(table.locator(f"#slot-{slot.value} .w-{edge}")).to_have_text(word)
+        if resolution == 1:
+            screenshot(table, "table-clover-board")
+            board_shot(table, "#board", "clover-table")
+            assert_square(committer, ".clover")
+            assert accessibility_problems(table) == []
+            screenshot(phone, "seat-clover-guessers")
+            board_shot(committer, "#region-view", "clover-seat")
+        committer.click("#do-commit")             # it cannot be taken back: asked first, like by voice
+        expect(committer.locator("form.control .ask .question")).to_contain_text("Commit the board?")
+        committer.locator(".ask button.yes").click()
+        expect(table.locator(".said li", has_text="All four right at the first attempt")).to_have_count(resolution)
+        if resolution < 4:
+            expect(table.locator(".said")).to_contain_text(f"Resolution {resolution + 1} of 4")
+            # a new board: nothing placed yet, the next spectator's clues on the square's edges
+            expect(table.locator(".clover .slot .num")).to_have_count(0)
+        if resolution == 1:
+            expect(table.locator(".scores")).to_contain_text("Player 1")
+            screenshot(table, "table-clover")
     expect(table.locator(".said")).to_contain_text("The game is over")
     expect(table.locator(".clover")).to_have_count(0)                         # no board after the game
     expect(table.locator(".legends")).not_to_contain_text("No record yet")   # the table's record is set

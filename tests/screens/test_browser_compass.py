@@ -1,14 +1,38 @@
-"""A Compass Code leg on real screens: join by token, the captain sends from a phone,
-the human keeper's marks update live, a wrong total is flagged privately (never on
-the table), the corrected totals score as a free clue (the same captain proposes
-again), and the keeper's screen moves with the leg."""
+"""A whole Compass Code voyage on real screens at a table of four, each player on their
+own phone: join by token, the captain sends from a phone, the human keeper's marks
+update live, a wrong total is flagged privately (never on the table), the corrected
+totals score as a free clue (the same captain proposes again), the keeper's screen
+moves with the leg, and every guess and total of the three legs is a tap on the phone
+of the seat whose turn it is, the table's history growing one row a guess."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
 
 pytestmark = pytest.mark.slow
+
+
+#: the points in clockwise order
+POINTS = "NESW"
+
+
+def totals(guess: str, route: str) -> tuple[int, int]:
+    """The rules' count: an anchor where the guess names the hidden point, clockwise where
+    the hidden point is the next one clockwise from the guessed one."""
+    anchors = sum(g == r for g, r in zip(guess, route))
+    clockwise = sum(POINTS[(POINTS.index(g) + 1) % 4] == r for g, r in zip(guess, route))
+    return anchors, clockwise
+
+
+def moved(server, before) -> None:
+    """Wait until the click just made has been applied (the state is a new one)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while server.hub.session.state is before:
+        assert time.monotonic() < deadline, "the click was never applied"
+        time.sleep(0.05)
 
 
 def join(device, table, seat: int):
@@ -23,18 +47,20 @@ def test_compass_leg_with_human_keeper(start_server, device):
     from playwright.sync_api import expect
 
     # rules example routes: leg 1 hides E S N W; a guess N E S W scores C C - A (1 anchor, 2 clockwise)
-    server = start_server("compass-code", players=3, seed=5,
+    server = start_server("compass-code", players=4, seed=5,
                           options={"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]})
     table = device(width=1280, height=900)
     table.goto(server.table_url)
     expect(table.locator("h1")).to_contain_text("Compass Code")
-    expect(table.locator(".seat-card")).to_have_count(3)
-    expect(table.locator(".seat-card .qr svg")).to_have_count(3)               # a QR code a seat
-    expect(table.locator(".seat-card .short")).to_have_count(3)                # and a short code
+    expect(table.locator(".seat-card")).to_have_count(4)
+    expect(table.locator(".seat-card .qr svg")).to_have_count(4)               # a QR code a seat
+    expect(table.locator(".seat-card .short")).to_have_count(4)                # and a short code
     screenshot(table, "table-compass-start")
 
     keeper = join(device, table, 1)
     captain = join(device, table, 2)
+    fourth = join(device, table, 4)
+    expect(fourth.locator(".route")).to_have_count(0)          # the crew never sees the route
     expect(keeper.locator(".route")).to_contain_text("E S N W")
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     expect(captain.locator(".route")).to_have_count(0)        # the captain never sees the route
@@ -122,9 +148,26 @@ def test_compass_leg_with_human_keeper(start_server, device):
     assert accessibility_problems(table) == []
     screenshot(keeper, "seat-compass-keeper")
 
-    # legs 2 and 3 to the end of the game (typed, the same session)
-    for route in ("NESW", "WSEN"):
-        assert server.hub.submit(f"send {route}").accepted
-        assert server.hub.submit("feedback 4 0").accepted
+    # legs 2 and 3 to the end of the game, each guess and total a tap on the phone whose turn it is
+    phones = {1: keeper, 2: captain, 3: third, 4: fourth}
+    for leg, (route, wrong) in enumerate((("NESW", "NEWS"), ("WSEN", "WSNE")), 2):
+        for guess, sent in enumerate((wrong, route), 1):
+            state = server.hub.session.state
+            assert state.leg == leg and state.keeper is not None
+            asked, keeping = phones[state.captain], phones[state.keeper]
+            expect(asked.locator("#region-prompt")).to_contain_text("captain")
+            for field, direction in zip("abcd", sent):
+                asked.select_option(f"#send-{field}", direction)
+            asked.click("#do-send")
+            expect(keeping.locator("table.marks tr.pending")).to_have_count(1)
+            anchors, clockwise = totals(sent, route)
+            keeping.select_option("#feedback-anchors", str(anchors))
+            keeping.select_option("#feedback-clockwise", str(clockwise))
+            before = server.hub.session.state
+            keeping.click("#do-feedback")
+            moved(server, before)
+            if sent != route:
+                expect(history).to_have_count(guess)               # one row a guess
+                expect(history.nth(guess - 1).locator("td").nth(1)).to_have_text(str(anchors))
     expect(table.locator(".said")).to_contain_text("3 of 3")
     expect(table.locator(".scores")).to_contain_text("3 of 3")

@@ -1,4 +1,5 @@
-"""Lantern Links on a 320 px phone and the table screen, a whole game: the table draws
+"""Lantern Links on the table screen and four 320 px phones, a whole game of three routes
+played by taps on the phone of the player whose turn it is: the table draws
 the chain from the start word through the checkpoint to the end word and it grows
 tile by tile with the open word marked; every phone shows its player's own tiles at
 all times; the current player plays by a button and passes; when everyone has
@@ -31,16 +32,16 @@ def linking(state, seat: int) -> str | None:
 def test_a_whole_game_by_buttons(start_server, device):
     from playwright.sync_api import expect
 
-    server = start_server("lantern-links", players=3, seed=8)
+    server = start_server("lantern-links", players=4, seed=8)
     table = device(width=1024, height=768)
     table.goto(server.table_url)
     phones = []
-    for seat in (1, 2, 3):
+    for seat in (1, 2, 3, 4):
         phone = device(width=320, height=640)
         phone.goto(table.locator(f".seat-card:nth-child({seat}) a.join-link").get_attribute("href"))
         phone.wait_for_url(f"**/seat/{seat}")
         phones.append(phone)
-    first, second, _ = phones
+    first, second = phones[:2]
     state = server.hub.session.state
     # the chain: start, six places with the checkpoint after the third, end; start is open
     chain = table.locator(".chain .link")
@@ -59,22 +60,7 @@ def test_a_whole_game_by_buttons(start_server, device):
     screenshot(second, "seat-lantern-waiting")
 
     # the chain grows tile by tile, left to right, the newest tile holding the open word
-    placed = 0
-    for _ in range(4):
-        state = server.hub.session.state
-        seat = state.turn
-        tile = linking(state, seat)
-        phone = phones[seat - 1]
-        if tile is None:
-            phone.click("#do-pass")
-            moved(server, state)
-            continue
-        phone.click(f"#do-play-{state.hands[seat - 1].index(tile)}")
-        placed += 1
-        expect(table.locator(".chain .link.tile")).to_have_count(placed)
-        expect(table.locator(".chain .link.open")).to_have_id(f"link-{placed}")
-        expect(table.locator(".open-word")).to_contain_text(server.hub.session.state.open)
-        expect(phone.locator(".hand .tile-card")).to_have_count(len(server.hub.session.state.hands[seat - 1]))
+    placed = play(server, table, phones, 4)
     assert placed >= 1
     # one look at the page (a live redraw between two looks would replace the elements)
     boxes = table.evaluate("""(n) => ['start', ...Array.from({length: n}, (_, i) => String(i + 1))].map((id) => {
@@ -86,24 +72,66 @@ def test_a_whole_game_by_buttons(start_server, device):
     assert accessibility_problems(table) == []
 
     # everyone passes: the player asked sees the question and the two buttons
-    while not server.hub.session.state.paused:
-        state = server.hub.session.state
-        phones[state.turn - 1].click("#do-pass")
-        moved(server, state)
-    asked = phones[server.hub.session.state.turn - 1]
+    asked = pass_round(server, phones)
     expect(asked.locator("#region-prompt")).to_contain_text("rewind")
     expect(asked.locator("#do-rewind")).to_be_visible()
     expect(asked.locator("#do-finish")).to_be_visible()
     screenshot(asked, "seat-lantern-rewind-or-finish")
     board_shot(asked, "main", "lantern-seat")
-    asked.click("#do-finish")
-    expect(asked.locator(".ask .question")).to_contain_text("Finish the route?")
-    asked.locator(".ask button.yes").click()
+    finish(asked)
     expect(table.locator(".said")).to_contain_text("Route 1 finished")
     expect(table.locator(".chain .link.tile")).to_have_count(0)          # route 2: a fresh chain
 
-    # the other two routes, quickly: the table hears the end of the game
-    for _ in range(2):
-        assert server.hub.submit("finish").accepted
+    # the other two routes, by taps as well: a few tiles, everyone passes, finish
+    for route in (2, 3):
+        expect(table.locator(".chain .link.open")).to_have_id("link-start")
+        play(server, table, phones, 2)
+        finish(pass_round(server, phones))
+        if route == 2:
+            expect(table.locator(".said")).to_contain_text("Route 2 finished")
+            expect(table.locator(".chain .link.tile")).to_have_count(0)
     expect(table.locator(".said")).to_contain_text("The game is over")
     expect(table.locator(".scores")).to_contain_text(str(server.hub.session.state.total))
+
+
+def play(server, table, phones, turns: int) -> int:
+    """``turns`` turns from the phones: a linking tile played by its button (the chain on
+    the table grows by that tile and its word is the open one), else a pass; how many placed."""
+    from playwright.sync_api import expect
+
+    placed = 0
+    for _ in range(turns):
+        state = server.hub.session.state
+        seat = state.turn
+        tile = linking(state, seat)
+        phone = phones[seat - 1]
+        if tile is None:
+            phone.click("#do-pass")
+            moved(server, state)
+            continue
+        already = len(state.chain)
+        phone.click(f"#do-play-{state.hands[seat - 1].index(tile)}")
+        placed += 1
+        expect(table.locator(".chain .link.tile")).to_have_count(already + 1)
+        expect(table.locator(".chain .link.open")).to_have_id(f"link-{already + 1}")
+        expect(table.locator(".open-word")).to_contain_text(server.hub.session.state.open)
+        expect(phone.locator(".hand .tile-card")).to_have_count(len(server.hub.session.state.hands[seat - 1]))
+    return placed
+
+
+def pass_round(server, phones):
+    """Everyone passes until the route pauses; the phone of the player asked."""
+    while not server.hub.session.state.paused:
+        state = server.hub.session.state
+        phones[state.turn - 1].click("#do-pass")
+        moved(server, state)
+    return phones[server.hub.session.state.turn - 1]
+
+
+def finish(asked) -> None:
+    """Finish the route from the asked player's phone (it cannot be taken back: asked first)."""
+    from playwright.sync_api import expect
+
+    asked.click("#do-finish")
+    expect(asked.locator(".ask .question")).to_contain_text("Finish the route?")
+    asked.locator(".ask button.yes").click()

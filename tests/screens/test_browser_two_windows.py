@@ -1,6 +1,9 @@
-"""Two Windows on real screens: each informant team's phone shows its own report only,
-each locks one fact, and the joint reveal reaches every screen (the rules' practice
-example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 points)."""
+"""Two Windows on real screens at a table of four, each player on their own phone, every
+command a tap on the phone of the seat that speaks: the practice game (one round), where
+each informant team's phone shows its own report only, each locks one fact, the joint
+reveal reaches every screen and the decoder names the entry (the rules' practice
+example: FORM ROUND and SURFACE STRIPED identify Brook at the first stage, 2 points);
+and a scored game of six rounds (--packets 1-6)."""
 
 from __future__ import annotations
 
@@ -13,20 +16,20 @@ pytestmark = pytest.mark.slow
 def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     from playwright.sync_api import expect
 
-    server = start_server("two-windows", players=3, seed=2, options={"practice": True})
+    server = start_server("two-windows", players=4, seed=2, options={"practice": True})
     table = device(width=1280, height=900)
     table.goto(server.table_url)
-    links = [table.locator(f".seat-card:nth-child({n}) a.join-link").get_attribute("href") for n in (1, 2, 3)]
-    decoder, holder_a, holder_b = (device() for _ in range(3))
-    for page, href, seat in zip((decoder, holder_a, holder_b), links, (1, 2, 3)):
+    links = [table.locator(f".seat-card:nth-child({n}) a.join-link").get_attribute("href") for n in (1, 2, 3, 4)]
+    decoder, holder_a, holder_b, partner = (device() for _ in range(4))
+    for page, href, seat in zip((decoder, holder_a, holder_b, partner), links, (1, 2, 3, 4)):
         page.goto(href)
         page.wait_for_url(f"**/seat/{seat}")
 
-    # round 1: Oak (seat 1) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
+    # round 1: Oak (seats 1 and 4, seat 1 speaking) decodes, Pine (seat 2) holds A, Reed (seat 3) holds B
     expect(holder_a.locator("#region-view")).to_contain_text("FORM ROUND")
     expect(holder_a.locator("#region-view")).to_contain_text("SIZE SMALL")
     expect(holder_b.locator("#region-view")).to_contain_text("SURFACE STRIPED")
-    for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND")):
+    for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND"), (partner, "ROUND")):
         expect(page.locator("#region-view")).not_to_contain_text(hidden)
     expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
     screenshot(holder_a, "seat-two-windows-report")
@@ -37,11 +40,12 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(table.locator(".said")).to_contain_text("Report A's slip is locked")
     expect(table.locator("body")).not_to_contain_text("FORM ROUND")      # not before the reveal
     expect(decoder.locator("body")).not_to_contain_text("form round")
+    expect(partner.locator("body")).not_to_contain_text("form round")
 
     expect(table.locator(".revealed .column")).to_have_count(2)
     expect(table.locator(".revealed li")).to_have_count(0)                  # nothing revealed yet
     holder_b.get_by_role("button", name="SURFACE STRIPED").click()
-    for page in (table, decoder, holder_a, holder_b):
+    for page in (table, decoder, holder_a, holder_b, partner):
         expect(page.locator(".said")).to_contain_text("form round")
         expect(page.locator(".said")).to_contain_text("surface striped")
     # the revealed facts side by side: report A's on the left, report B's on the right
@@ -67,6 +71,43 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     decoder.click("#do-final")
     expect(table.locator(".said")).to_contain_text("Brook")
     expect(table.locator(".scores")).to_contain_text("2 / 2")
+    expect(table.locator(".said")).to_contain_text("Practice over: 2 of 2 points")
+    expect(partner.locator(".said")).to_contain_text("Brook")
     screenshot(table, "table-two-windows")
     screenshot(decoder, "seat-two-windows-over")
     assert accessibility_problems(decoder) == []
+
+
+def test_a_scored_game_of_six_rounds_by_taps(start_server, device):
+    """Six rounds at a table of four: in each, the two informant spokespeople lock a fact
+    on their phones, the revealed slips stand side by side on the table, and the decoding
+    spokesperson names the target from a phone (2 points a round at the first stage)."""
+    from playwright.sync_api import expect
+
+    server = start_server("two-windows", players=4, seed=2, options={"packets": [1, 2, 3, 4, 5, 6]})
+    referee = server.hub.session.referee
+    table = device(width=1280, height=900)
+    table.goto(server.table_url)
+    phones = {}
+    for seat in (1, 2, 3, 4):
+        phones[seat] = device()
+        phones[seat].goto(table.locator(f".seat-card:nth-child({seat}) a.join-link").get_attribute("href"))
+        phones[seat].wait_for_url(f"**/seat/{seat}")
+    for number in range(1, 7):
+        state = server.hub.session.state
+        assert state.round == number
+        packet, speakers = referee.packet(state), dict(state.speakers)
+        expect(table.locator(".revealed li")).to_have_count(0)                # nothing revealed yet
+        for holder in ("a", "b"):
+            phones[speakers[holder]].get_by_role("button", name=packet.report(holder)[0]).click()
+        a_col, b_col = table.locator(".revealed .column").nth(0), table.locator(".revealed .column").nth(1)
+        expect(a_col.locator("li")).to_have_text([packet.a[0]])
+        expect(b_col.locator("li")).to_have_text([packet.b[0]])
+        decoder = phones[speakers["decoder"]]
+        decoder.select_option("#final-name", packet.target)
+        decoder.click("#do-final")
+        answers = table.locator(".said li", has_text="Right, ")
+        expect(answers).to_have_count(number)                                 # one answer a round
+        expect(answers.last).to_contain_text(f"Right, {packet.target}")
+        expect(table.locator(".scores")).to_contain_text(f"{2 * number} / 12")
+    assert server.hub.session.state.over
