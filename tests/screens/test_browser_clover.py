@@ -134,6 +134,7 @@ def test_clues_then_board_by_touch(start_server, device):
             expect(table.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))     # drawn on the table
             expect(committer.locator(f"#slot-{slot.value} .num")).to_have_text(str(card))
             expect(committer.locator("#feedback")).to_contain_text(f"Card {card} is in the")   # the phone's answer
+            expect(committer.locator("#feedback")).to_be_in_viewport()   # shown where it was touched
             for _ in range(turns):
                 top = table.locator(f"#slot-{slot.value} .w-top").inner_text()
                 committer.click(f"#turn-{card}")
