@@ -47,3 +47,12 @@ _ACCESSIBILITY = """() => {
 def accessibility_problems(page: Any) -> list[str]:
     """What a screen reader or a 320 px phone would trip on, as readable lines."""
     return list(page.evaluate(_ACCESSIBILITY))
+
+
+def join_seat(device: Any, table: Any, seat: int) -> Any:
+    """A new phone (``device()``) that joins ``seat`` by the link on the table screen's seat card."""
+    href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
+    page = device()
+    page.goto(href)
+    page.wait_for_url(f"**/seat/{seat}")
+    return page

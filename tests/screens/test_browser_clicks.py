@@ -6,19 +6,11 @@ newest line."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import screenshot
+from screens.screen_support import join_seat, screenshot
 
 pytestmark = pytest.mark.slow
 
 ROUTES = {"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]}
-
-
-def join(device, table, seat: int):
-    href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
-    page = device()
-    page.goto(href)
-    page.wait_for_url(f"**/seat/{seat}")
-    return page
 
 
 def test_release_is_asked_replies_stay_and_a_dead_service_is_said(start_server, device):
@@ -27,8 +19,8 @@ def test_release_is_asked_replies_stay_and_a_dead_service_is_said(start_server, 
     server = start_server("compass-code", players=3, seed=5, options=dict(ROUTES))
     table = device(width=1280, height=900)
     table.goto(server.table_url)
-    keeper = join(device, table, 1)
-    captain = join(device, table, 2)
+    keeper = join_seat(device, table, 1)
+    captain = join_seat(device, table, 2)
 
     # the keys of the keyboard: focus stays on the form after a submit that redraws it
     for field, direction in zip("abcd", "NESW"):

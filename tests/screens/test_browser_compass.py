@@ -10,7 +10,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
+from screens.screen_support import (
+    WAIT_MS,
+    accessibility_problems,
+    board_shot,
+    join_seat,
+    screenshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -35,14 +41,6 @@ def moved(server, before) -> None:
         time.sleep(0.05)
 
 
-def join(device, table, seat: int):
-    href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
-    page = device()
-    page.goto(href)
-    page.wait_for_url(f"**/seat/{seat}")
-    return page
-
-
 def test_compass_leg_with_human_keeper(start_server, device):
     from playwright.sync_api import expect
 
@@ -57,9 +55,9 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(table.locator(".seat-card .short")).to_have_count(4)                # and a short code
     screenshot(table, "table-compass-start")
 
-    keeper = join(device, table, 1)
-    captain = join(device, table, 2)
-    fourth = join(device, table, 4)
+    keeper = join_seat(device, table, 1)
+    captain = join_seat(device, table, 2)
+    fourth = join_seat(device, table, 4)
     expect(fourth.locator(".route")).to_have_count(0)          # the crew never sees the route
     expect(keeper.locator(".route")).to_contain_text("E S N W")
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
@@ -122,7 +120,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
     board_shot(keeper, "#region-view", "compass-seat")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
-    third = join(device, table, 3)
+    third = join_seat(device, table, 3)
     expect(third.locator(".route")).to_have_count(0)                          # the board, not the route
     expect(third.locator("table.history tbody tr")).to_have_count(1)
     expect(captain.locator("#region-prompt")).to_contain_text("captain")

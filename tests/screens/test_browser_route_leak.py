@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from screens.screen_support import WAIT_MS
+from screens.screen_support import WAIT_MS, join_seat
 
 from facilitator.games.compass_code.rules import feedback
 
@@ -24,12 +24,10 @@ def forms(route: str) -> list[str]:
 
 
 def join(device, table, seat: int):
-    href = table.locator(f"#region-live .seat-card:nth-child({seat}) a.join-link").get_attribute("href")
-    page = device()
+    """``seat``'s phone, and every reply its clicks get."""
+    page = join_seat(device, table, seat)
     replies: list[str] = []
     page.on("response", lambda r: replies.append(r.text()) if r.url.endswith("/command") else None)
-    page.goto(href)
-    page.wait_for_url(f"**/seat/{seat}")
     return page, replies
 
 
