@@ -109,8 +109,8 @@ def rescored(folders: list[str]) -> list[table.Result]:
     for folder in folders:
         for path in sorted(Path(folder).glob("*.trace.json")):
             trace = json.loads(path.read_text(encoding="utf-8"))
-            result = table.Result(trace["game"], trace["condition"], trace["voices"], trace["mode"],
-                                  trace["engines"], trace=trace)
+            result = table.Result(game=trace["game"], condition=trace["condition"], voices=trace["voices"],
+                                  mode=trace["mode"], engines=trace["engines"], trace=trace)
             table.apply_score(result, score.score(trace))
             result.peak_rss_mb = float(trace.get("peak_rss_mb", 0.0))
             result.wall_seconds = float(trace.get("wall_seconds", 0.0))

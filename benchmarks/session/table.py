@@ -32,7 +32,7 @@ import random
 import resource
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,6 @@ from facilitator.speech.loop import ASIDES, ListenLoop, LoopSettings, LoopState
 from facilitator.speech.tts import Synthesizer, load_earcon
 
 from . import players, room, score
-from .score import CommandTry
 from .voices import Voices
 
 TRIES = 3
@@ -88,27 +87,17 @@ class Utterance:
 
 
 @dataclass
-class Result:
-    game: str
-    condition: str
-    voices: str
+class Result(score.Score):
+    """One session: what the scorer counts (``score.Score``), which session it was, and its cost.
+    Made with keywords (the scorer's fields come first)."""
+
+    game: str = ""
+    condition: str = ""
+    voices: str = ""
     mode: str = "always"
     engines: str = "both"
-    stream_seconds: float = 0.0
-    commands: list[CommandTry] = field(default_factory=list)
-    applied_twice: int = 0
-    wrong_chatter: int = 0
-    wrong_misheard: int = 0
-    chatter_lines: int = 0
-    chatter_seconds: float = 0.0
-    chatter_reached: int = 0
-    say_again_chatter: int = 0
-    say_again_unprompted: int = 0   # "Say again?" when no player had said anything (background, leak)
-    latencies: list[float] = field(default_factory=list)
     peak_rss_mb: float = 0.0
     wall_seconds: float = 0.0
-    segments: int = 0
-    capped_segments: int = 0
     transcript: list[str] = field(default_factory=list)
     trace: dict[str, Any] = field(default_factory=dict)
 
@@ -495,7 +484,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
     room's reverberation time (None: ``room.impulse_response``'s default)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
-    result = Result(game, condition, voice_set, mode, engines)
+    result = Result(game=game, condition=condition, voices=voice_set, mode=mode, engines=engines)
     voices = Voices()
     synthesizer = Synthesizer(VoiceSettings(), engine="espeak-ng")
     began = time.perf_counter()
@@ -578,12 +567,6 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
 
 
 def apply_score(result: Result, got: score.Score) -> None:
-    result.commands = got.commands
-    result.applied_twice = got.applied_twice
-    result.wrong_chatter, result.wrong_misheard = got.wrong_chatter, got.wrong_misheard
-    result.chatter_lines, result.chatter_seconds = got.chatter_lines, got.chatter_seconds
-    result.chatter_reached = got.chatter_reached
-    result.say_again_chatter, result.say_again_unprompted = got.say_again_chatter, got.say_again_unprompted
-    result.latencies = got.latencies
-    result.segments, result.capped_segments = got.segments, got.capped_segments
-    result.stream_seconds = got.stream_seconds
+    """The scorer's counts into ``result``."""
+    for f in fields(score.Score):
+        setattr(result, f.name, getattr(got, f.name))

@@ -227,7 +227,8 @@ def test_the_table_has_a_row_per_condition_voices_mode_and_engines() -> None:
     from benchmarks.session import run
 
     def result(condition: str, mode: str, engines: str, understood: list[int]) -> table.Result:
-        r = table.Result("clover", condition, "held-out", mode, engines, stream_seconds=60.0)
+        r = table.Result(game="clover", condition=condition, voices="held-out", mode=mode, engines=engines,
+                         stream_seconds=60.0)
         r.commands = [score.CommandTry("pass", "pass", tries=2, understood_at=u) for u in understood]
         r.wrong_misheard = 1
         return r
