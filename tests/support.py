@@ -60,7 +60,7 @@ def silence(seconds: float) -> bytes:
 
 
 def kill_while_playing(args: Sequence[str], lines: Sequence[str], ready: Callable[[], bool],
-                       timeout: float = 20) -> int:
+                       timeout: float = 120) -> int:
     """Run ``python -m facilitator ARGS``, type ``lines``, wait until ``ready()``, then
     SIGKILL it, as a crash or a power cut would; return its exit status."""
     import signal

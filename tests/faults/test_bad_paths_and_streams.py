@@ -107,7 +107,20 @@ sys.exit(done.returncode)
 """
 
 
+def _peak_rss(feed: Path, log: Path) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Play Compass Code on ``feed`` and return the run and the child's peak RSS in bytes,
+    measured by a small parent (a fork of pytest would count pytest)."""
+    done = run(["-c", MEASURE, str(feed), sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
+               wrapper=[], timeout=180)
+    *err, peak = done.stderr.splitlines()
+    done.stderr = "\n".join(err)
+    return done, int(peak)
+
+
 def test_a_64_mb_line_is_refused_without_being_read_whole(tmp_path: Path) -> None:
+    short = tmp_path / "short"
+    short.write_bytes(b"send north east south west\n")
+    _, baseline = _peak_rss(short, tmp_path / "short.jsonl")
     log = tmp_path / "g.jsonl"
     feed = tmp_path / "stdin"
     with open(feed, "wb") as f:          # written in pieces: this test never holds it whole either
@@ -115,19 +128,18 @@ def test_a_64_mb_line_is_refused_without_being_read_whole(tmp_path: Path) -> Non
         f.writelines(b"north " * (2**20 // 6) for _ in range(64))
         f.write(b"\nsend north east south west\n")
     size = feed.stat().st_size
-    # measured by a small parent, so the child's peak is its own (a fork of pytest would count pytest)
-    done = run(["-c", MEASURE, str(feed), sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
-               wrapper=[], timeout=120)
-    *err, peak = done.stderr.splitlines()
-    assert done.returncode == 0, err
+    done, peak = _peak_rss(feed, log)
+    assert done.returncode == 0, done.stderr
     said = done.stdout.splitlines()
     assert said.count("That was too long to be a command. Say again?") == 1
     assert any(s.startswith("North east south west:") for s in said)     # the next line is played as usual
     rejected = [line for line in log.read_text().splitlines() if "command-rejected" in line]
     assert len(rejected) == 1 and len(rejected[0]) < 1000
-    # never held whole: the process stays far smaller than the line (it passed 200 MB when the
-    # line was read whole)
-    assert int(peak) < size, peak
+    # never held whole: the long line adds far less than its own size to the process's peak
+    # (reading it whole added over 200 MB).  Against the same game on a short line, not an
+    # absolute size: an interpreter's own memory differs by machine (under qemu-user the
+    # translator's code cache alone passes 64 MB).
+    assert peak - baseline < size // 4, (peak, baseline)
 
 
 def test_settings_nested_5000_levels_is_one_line(tmp_path: Path) -> None:
