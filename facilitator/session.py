@@ -48,6 +48,21 @@ class LineTaker(Protocol):
     def reject(self, text: str, key: str, reason: str) -> Reply: ...
 
 
+class Shown(LineTaker, Protocol):
+    """What the screens show and drive: a game's session, or the table service's lobby
+    (whose referee stands in for a game's and whose state is None)."""
+
+    referee: Any
+    state: Any
+    phrases: Phrasebook
+    last_public: list[str]
+
+    @property
+    def over(self) -> bool: ...
+
+    def handle(self, text: str) -> Reply: ...
+
+
 def handle_line(taker: LineTaker, text: str) -> Reply:
     """A typed line: too long or not understood is refused, anything else applied."""
     if len(text) > MAX_UTTERANCE:

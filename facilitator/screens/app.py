@@ -291,7 +291,7 @@ class Screens:
         control = await _off(offered)
 
         def audiences() -> frozenset[Any]:
-            return self.hub.session.referee.seat_audiences(self.hub.session.state, number)
+            return frozenset(self.hub.session.referee.seat_audiences(self.hub.session.state, number))
         return await self._run(request, control, values, f"/seat/{number}", audiences)
 
     async def check(self, request: Request) -> Response:

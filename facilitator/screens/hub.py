@@ -18,7 +18,7 @@ from typing import Any
 from ..command import Command
 from ..events import Audience, Event
 from ..log import read_log
-from ..session import MAX_UTTERANCE, Reply, Session
+from ..session import MAX_UTTERANCE, Reply, Session, Shown
 from .seats import Seats
 
 #: the table control that frees a seat ("release seat 2"), by voice or typed
@@ -55,8 +55,11 @@ class _Ticket:
 class Hub:
     """Announcements, private messages and a change counter the screens wait on."""
 
-    def __init__(self, session: Session, opening: Reply, seats: Seats) -> None:
-        self.session = session
+    def __init__(self, session: Shown, opening: Reply, seats: Seats) -> None:
+        #: what the screens show now: a game's ``Session`` or the table service's lobby
+        #: (``switch`` changes it); screen code reaches a game's own parts only after
+        #: ``lobby_view.is_lobby`` says it is no lobby
+        self.session: Any = session
         self.seats = seats
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
@@ -238,7 +241,7 @@ class SharedSession:
     It forwards everything else to the session, so the text and voice loops take it
     in the session's place."""
 
-    def __init__(self, session: Session, hub: Hub) -> None:
+    def __init__(self, session: Shown, hub: Hub) -> None:
         self._hub = hub
 
     @property

@@ -20,7 +20,7 @@ from pathlib import Path
 import uvicorn
 
 from ..errors import OptionsError
-from ..session import Reply, Session
+from ..session import Reply, Shown
 from .app import Screens
 from .hub import Hub
 from .seats import STORE_NAME, Seats
@@ -41,7 +41,7 @@ class ScreenSettings:
 class ScreenServer:
     """The hub, the seats and the running web server of one game."""
 
-    def __init__(self, session: Session, opening: Reply, settings: ScreenSettings,
+    def __init__(self, session: Shown, opening: Reply, settings: ScreenSettings,
                  store: Path | None = None, owner: str = "", seat_count: int | None = None) -> None:
         """``store``: where the seats are kept for the table session named ``owner``
         (see ``Seats``); None keeps them in memory only.  ``seat_count``: the seats
