@@ -50,10 +50,11 @@ from ..games.screen import screen_for
 from . import controls as ctl
 from .guard import BodyLimit, CodeTries, HostCheck, SameOrigin
 from .hub import Hub
+from .labels import labels
 from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game, waiting_seat_view
 from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
-from .views import labels, seat_view, table_view
+from .views import seat_view, table_view
 
 _T = TypeVar("_T")
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from ..games.screen import Control, Field, GameScreen, screen_for
 from ..session import Session
+from .labels import labels
 
 __all__ = ["Control", "Field", "find", "prompt", "seat_controls", "table_controls"]
 
@@ -28,12 +29,6 @@ ALWAYS = frozenset({"repeat", "go on"})
 NOT_BUTTONS = frozenset({"yes", "no", "cancel", "louder", "softer", "slower", "faster",
                          "stop listening", "start listening", "new game", "resume", "quit",
                          "release seat"})
-
-
-def _labels() -> dict[str, dict[str, str]]:
-    from .views import labels
-
-    return labels()
 
 
 def _slotless(session: Session) -> dict[str, str]:
@@ -67,7 +62,7 @@ def _derived(session: Session, screen: GameScreen, taken: set[str], legal: set[s
 
 
 def _queries(session: Session, screen: GameScreen, legal: set[str]) -> list[Control]:
-    words = _labels()["controls"]
+    words = labels()["controls"]
     out = [Control(q.replace(" ", "-"), words[q], q, intent=q)
            for q in COMMON_QUERIES if q in ALWAYS or q in legal]
     games = screen.query_controls(session.state, legal)
@@ -94,7 +89,7 @@ def _voice(session: Session, seat: int) -> list[Control]:
     its line to the table's microphone (the typed ``enrol N``)."""
     if getattr(session, "heard", None) is None:
         return []
-    return [Control("enrol", _labels()["controls"]["enrol"], f"enrol {seat}", intent="enrol")]
+    return [Control("enrol", labels()["controls"]["enrol"], f"enrol {seat}", intent="enrol")]
 
 
 def table_controls(session: Session) -> list[Control]:

