@@ -8,7 +8,8 @@
 # ARCH is amd64 or arm64 (64-bit Raspberry Pi OS).  A foreign ARCH runs under
 # qemu-user-static through binfmt_misc; there FACILITATOR_EMULATED=qemu-user is set, and the
 # tests in benchmarks/aarch64/emulation-skips.toml (what qemu-user cannot run) are skipped
-# with their reasons.  --env passes a variable into the root, for example the CPU kernels of
+# with their reasons; an arm64 root runs on an emulated Cortex-A72 (a Raspberry Pi 4's core)
+# and sees a Pi 4's /proc/cpuinfo.  --env passes a variable into the root, for example the CPU kernels of
 # another processor (CT2_FORCE_CPU_ISA, OPENBLAS_CORETYPE, NPY_DISABLE_CPU_FEATURES); nothing
 # of the host's environment goes in otherwise.  The root is kept under
 # ~/.cache/facilitator-roots/ARCH and reused (then what an earlier .ci/run installed in it
@@ -94,12 +95,30 @@ commit="$(git -C "$here" rev-parse --short HEAD)"
 for fs in proc sys dev; do
   mountpoint -q "$root/$fs" || mount --bind "/$fs" "$root/$fs"
 done
-cleanup() { for fs in dev sys proc; do umount -l "$root/$fs" 2>/dev/null || true; done; }
+cleanup() {
+  umount "$root/proc/cpuinfo" 2>/dev/null || true
+  for fs in dev sys proc; do umount -l "$root/$fs" 2>/dev/null || true; done
+}
 trap cleanup EXIT
 
 if [ "$emulated" = 1 ]; then
-  cpu="qemu-user-static $(dpkg-query -W -f '${Version}' qemu-user-static 2>/dev/null) on $(uname -m)"
-  passed+=(FACILITATOR_EMULATED=qemu-user)
+  # qemu-user emulates the processor, not /proc: the host's x86 /proc/cpuinfo would show
+  # through, and onnxruntime's CPU probe dies of a segmentation fault on it.  So the root is
+  # shown what a Raspberry Pi 4 shows (Cortex-A72, part 0xd08), and qemu emulates that core
+  # unless --env QEMU_CPU=... names another.
+  [ "$arch" = arm64 ] && qemu_cpu=cortex-a72 || qemu_cpu=max
+  for v in "${passed[@]}"; do [[ "$v" == QEMU_CPU=* ]] && qemu_cpu="${v#QEMU_CPU=}"; done
+  if [ "$arch" = arm64 ]; then
+    fake="$(dirname "$root")/$arch-cpuinfo"
+    for ((n = 0; n < $(nproc); n++)); do
+      printf 'processor\t: %d\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\n' "$n"
+      printf 'CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n'
+    done > "$fake"
+    printf 'Hardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B (as shown to the emulated root)\n' >> "$fake"
+    mount --bind "$fake" "$root/proc/cpuinfo"
+  fi
+  cpu="qemu-user-static $(dpkg-query -W -f '${Version}' qemu-user-static 2>/dev/null), $qemu_cpu, on $(uname -m)"
+  passed+=(FACILITATOR_EMULATED=qemu-user "QEMU_CPU=$qemu_cpu")
 else
   cpu="$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 fi

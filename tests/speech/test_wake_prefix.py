@@ -53,17 +53,36 @@ def test_pocketsphinx_hears_wake_and_command_in_one_breath(clip: Path) -> None:
     assert split_wake(hyp.text, _wakes()) == (True, "send north east south west")
 
 
+#: mixes of each clip with the babble, each from other points of the talkers
+BABBLE_SEEDS = range(1, 9)
+#: the wake phrase and its command heard in at least this many of the 16 mixes: measured
+#: 14 to 15 over CTranslate2's GENERIC, AVX, AVX2 and AVX512 kernels and with and without
+#: OPENBLAS_CORETYPE (one mix flips with the OpenBLAS kernel), less about one in eight
+#: (figures: benchmarks/RESULTS.md, "Wake phrase in babble")
+HEARD_AT_LEAST = 12
+#: another command heard instead (measured: none), with one mix of margin
+WRONG_AT_MOST = 1
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("clip", CLIPS, ids=[c.stem.split(".")[-1] for c in CLIPS])
-def test_whisper_hears_wake_and_command_in_babble(clip: Path, tmp_path: Path) -> None:
+def test_whisper_hears_wake_and_command_in_babble(tmp_path: Path) -> None:
     """Four other talkers 10 dB below the player (the benchmark's own babble and mixer)."""
     pytest.importorskip("faster_whisper")
     from benchmarks.corpus import babble_talk, mix
     from facilitator.speech.hybrid import HybridRecognizer
 
     babble = [np.frombuffer(t, dtype="<i2").astype(np.float64) for t in babble_talk(tmp_path)]
-    pcm, snr = mix(read_wav(clip), "babble", 10.0, seed=3, babble=babble)
-    assert 9.0 < snr < 11.0
-    hyp = HybridRecognizer("always").decode(pcm, _grammar())
-    assert hyp is not None
-    assert split_wake(hyp.text, _wakes()) == (True, "send north east south west")
+    recognizer, grammar = HybridRecognizer("always"), _grammar()
+    heard, wrong = [], []
+    for clip in CLIPS:
+        for seed in BABBLE_SEEDS:
+            pcm, snr = mix(read_wav(clip), "babble", 10.0, seed=seed, babble=babble)
+            assert 9.0 < snr < 11.0
+            hyp = recognizer.decode(pcm, grammar)
+            said = split_wake(hyp.text, _wakes()) if hyp is not None else None
+            heard.append(said == (True, "send north east south west"))
+            if said is not None and said[1] != "send north east south west":
+                wrong.append(said)
+    assert len(heard) == 16 and sum(heard) >= HEARD_AT_LEAST, heard
+    # another command is worse than nothing: none was heard in any measurement
+    assert len(wrong) <= WRONG_AT_MOST, wrong
