@@ -15,6 +15,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: deadlines only bound a hung subprocess, they assert no speed: under emulation
+#: (benchmarks/fresh-root/run.sh sets FACILITATOR_EMULATED in a foreign root, where qemu-user
+#: runs the engines ten to twenty times slower) each is four times as long
+DEADLINE_SCALE = 4.0 if os.environ.get("FACILITATOR_EMULATED") else 1.0
+
+
+def deadline(seconds: float) -> float:
+    """``seconds`` on this machine: longer under emulation (``DEADLINE_SCALE``)."""
+    return seconds * DEADLINE_SCALE
 
 
 def run_cli(args: Sequence[str], stdin: bytes | str = b"", timeout: float = 60,
@@ -23,7 +32,7 @@ def run_cli(args: Sequence[str], stdin: bytes | str = b"", timeout: float = 60,
     data = stdin.encode() if isinstance(stdin, str) else stdin
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "facilitator", *args], input=data,
-                          capture_output=True, timeout=timeout, env=full_env, cwd=ROOT, check=False)
+                          capture_output=True, timeout=deadline(timeout), env=full_env, cwd=ROOT, check=False)
     return subprocess.CompletedProcess(proc.args, proc.returncode,
                                        proc.stdout.decode("utf-8", "replace"),
                                        proc.stderr.decode("utf-8", "replace"))
@@ -73,9 +82,9 @@ def kill_while_playing(args: Sequence[str], lines: Sequence[str], ready: Callabl
         assert proc.stdin is not None
         proc.stdin.write(("\n".join(lines) + "\n").encode())
         proc.stdin.flush()
-        deadline = time.monotonic() + timeout
+        give_up = time.monotonic() + deadline(timeout)
         while not ready():
-            if time.monotonic() > deadline:
+            if time.monotonic() > give_up:
                 raise AssertionError("the game never reached the point to kill it at")
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support import ROOT
+from support import ROOT, deadline
 
 from facilitator.games.clover.board import SLOTS, ZONES, board_from_json, turns_between
 from facilitator.session import Session
@@ -183,7 +183,7 @@ def run(args: list[str], stdin: bytes = b"", wrapper: list[str] | None = None,
         preexec: object = None) -> subprocess.CompletedProcess[str]:
     """The real CLI in a subprocess (optionally under ``wrapper``, a python -c prelude)."""
     command = [sys.executable, *(wrapper if wrapper is not None else ["-m", "facilitator"]), *args]
-    proc = subprocess.run(command, check=False, input=stdin, capture_output=True, timeout=timeout, cwd=ROOT,
+    proc = subprocess.run(command, check=False, input=stdin, capture_output=True, timeout=deadline(timeout), cwd=ROOT,
                           env={**os.environ, **(env or {})}, preexec_fn=preexec)  # type: ignore[arg-type]
     return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"),
                                        proc.stderr.decode("utf-8", "replace"))
