@@ -5,7 +5,7 @@
 # benchmarks/fresh-root/run.sh (which see); the result is appended to
 # benchmarks/aarch64/results.txt.
 #
-#   bash benchmarks/aarch64/run.sh [--root DIR] [--fresh] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
+#   bash benchmarks/aarch64/run.sh [--root DIR] [--fresh] [--shards N] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
 #
 # Inside the root FACILITATOR_EMULATED=qemu-user is set: the tests listed in
 # benchmarks/aarch64/emulation-skips.toml (what qemu-user cannot run) are skipped with

@@ -3,7 +3,7 @@
 # with debootstrap (minbase and a CA store, no Python, no audio tools, no browser), clone
 # the committed project into it and run `bash .ci/run` there, which must install the rest.
 #
-#   bash benchmarks/fresh-root/run.sh ARCH [--root DIR] [--fresh] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
+#   bash benchmarks/fresh-root/run.sh ARCH [--root DIR] [--fresh] [--shards N] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
 #
 # ARCH is amd64 or arm64 (64-bit Raspberry Pi OS).  A foreign ARCH runs under
 # qemu-user-static through binfmt_misc; there FACILITATOR_EMULATED=qemu-user is set, and the
@@ -15,7 +15,10 @@
 # ~/.cache/facilitator-roots/ARCH and reused (then what an earlier .ci/run installed in it
 # is already there); --fresh makes it anew.  PYTEST-ARGS default to "-q -p no:cacheprovider".
 # The result (commit, machine, processor, variables, engines installed, pytest's summary)
-# is appended to benchmarks/MACHINE/results.txt (MACHINE: x86_64 or aarch64).
+# is appended to benchmarks/MACHINE/results.txt (MACHINE: x86_64 or aarch64).  --shards N
+# (under emulation: one pytest keeps one core busy) sets up once, then runs the test files
+# in N runs of .ci/run side by side and adds up their summaries; PYTEST-ARGS are then
+# options only.
 # Not part of .ci/run: it takes 20 minutes natively and about an hour under emulation.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -24,11 +27,13 @@ arch="${1:-}"; [ $# -gt 0 ] && shift
 case "$arch" in amd64) machine=x86_64 ;; arm64) machine=aarch64 ;; *) usage ;; esac
 root="${XDG_CACHE_HOME:-$HOME/.cache}/facilitator-roots/$arch"
 fresh=0
+shards=1
 passed=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root="${2:?--root needs a folder}"; shift 2 ;;
     --fresh) fresh=1; shift ;;
+    --shards) [[ "${2:-}" =~ ^[1-9]$ ]] || usage; shards="$2"; shift 2 ;;
     --env) [[ "${2:-}" == ?*=* ]] || usage; passed+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) usage ;;
@@ -124,16 +129,47 @@ else
 fi
 cpu="$cpu, $(nproc) cores"
 quoted="$(printf '%q ' "${pytest_args[@]}")"
-say "running: bash .ci/run $quoted(commit $commit; ${passed[*]:-no variables})"
+in_root() {  # a command in the root, in the environment .ci/run gets in CI (NAME=VALUE first overrides)
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+    PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 "${passed[@]}" "$@"
+}
 set +e
-chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
-  PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 "${passed[@]}" \
-  /bin/bash -c "cd /src/facilitator && echo \"machine: \$(uname -m)\" && bash .ci/run $quoted" \
-  </dev/null 2>&1 | tee -a "$log"
-status=${PIPESTATUS[0]}
+if [ "$shards" -le 1 ]; then
+  say "running: bash .ci/run $quoted(commit $commit; ${passed[*]:-no variables})"
+  in_root /bin/bash -c "cd /src/facilitator && echo \"machine: \$(uname -m)\" && bash .ci/run $quoted" \
+    </dev/null 2>&1 | tee -a "$log"
+  status=${PIPESTATUS[0]}
+  summary="$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1)"
+else
+  # Under emulation one pytest keeps one core busy: set up once, then deal the test files
+  # (in collection order, round robin) to SHARDS runs of .ci/run side by side, each with
+  # its own HOME and temporary folder; the line adds up their summaries.
+  say "setting up, then bash .ci/run $quoted in $shards shards (commit $commit; ${passed[*]:-no variables})"
+  in_root /bin/bash -c "cd /src/facilitator && FACILITATOR_SETUP_TESTS=1 source .ci/setup" </dev/null >>"$log" 2>&1
+  in_root /bin/bash -c "cd /src/facilitator && .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider tests" \
+    </dev/null 2>>"$log" | grep '::' | sed 's/::.*//' | uniq > "$root/src/test-files.txt"
+  pids=()
+  for ((k = 0; k < shards; k++)); do
+    awk -v n="$shards" -v k="$k" '(NR - 1) % n == k' "$root/src/test-files.txt" > "$root/src/shard-$k.txt"
+    mkdir -p "$root/root/shard-$k"
+    in_root "HOME=/root/shard-$k" /bin/bash -c \
+      "cd /src/facilitator && bash .ci/run $quoted --basetemp=/tmp/shard-$k \$(cat /src/shard-$k.txt)" \
+      </dev/null > "$(dirname "$root")/$arch-shard-$k.log" 2>&1 &
+    pids+=("$!")
+  done
+  status=0
+  for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+  parts=()
+  for ((k = 0; k < shards; k++)); do
+    cat "$(dirname "$root")/$arch-shard-$k.log" >> "$log"
+    parts+=("$(grep -E '[0-9]+ (passed|failed|deselected)' "$(dirname "$root")/$arch-shard-$k.log" | tail -1)")
+  done
+  total="$(printf '%s\n' "${parts[@]}" | grep -oE '[0-9]+ (passed|failed|skipped|errors?|deselected)' \
+    | awk '{sub(/errors?/, "errors", $2); n[$2] += $1} END {for (w in n) printf "%d %s, ", n[w], w}')"
+  summary="$shards shards: $(IFS='|'; echo "${parts[*]}"); together ${total%, }"
+fi
 set -e
-summary="$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1 || true)"
 # what the root installed: its Python, and the engines from the lock
 engines="$(chroot "$root" /src/facilitator/.venv/bin/python -c '
 import platform
