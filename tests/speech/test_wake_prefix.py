@@ -83,6 +83,6 @@ def test_whisper_hears_wake_and_command_in_babble(tmp_path: Path) -> None:
             heard.append(said == (True, "send north east south west"))
             if said is not None and said[1] != "send north east south west":
                 wrong.append(said)
-    assert len(heard) == 16 and sum(heard) >= HEARD_AT_LEAST, heard
+    assert len(heard) == len(CLIPS) * len(BABBLE_SEEDS) and sum(heard) >= HEARD_AT_LEAST, heard
     # another command is worse than nothing: none was heard in any measurement
     assert len(wrong) <= WRONG_AT_MOST, wrong
