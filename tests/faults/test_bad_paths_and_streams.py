@@ -22,7 +22,7 @@ from faults.fault_games import (
     script,
     start_args,
 )
-from support import ROOT
+from support import ROOT, deadline
 
 GAME = ["play", "compass-code", "--text", "--seed", "1"]
 
@@ -42,7 +42,7 @@ def run_read_only(paths: list[Path], args: list[str], stdin: bytes = b"") -> sub
     mounts = " && ".join(f"mount --bind '{p}' '{p}' && mount -o remount,bind,ro '{p}'" for p in paths)
     command = ["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$@"', "sh",
                sys.executable, "-m", "facilitator", *args]
-    proc = subprocess.run(command, input=stdin, capture_output=True, timeout=60, cwd=ROOT, env=os.environ.copy(),
+    proc = subprocess.run(command, input=stdin, capture_output=True, timeout=deadline(60), cwd=ROOT, env=os.environ.copy(),
                           check=False)
     return subprocess.CompletedProcess(command, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
@@ -68,7 +68,7 @@ def test_stdout_to_dev_full_is_one_line_and_the_game_is_kept(tmp_path: Path) -> 
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "facilitator", *GAME, "--log", str(log)],
                               input=b"send north east south west\n", stdout=full, stderr=subprocess.PIPE,
-                              cwd=ROOT, timeout=60, check=False)
+                              cwd=ROOT, timeout=deadline(60), check=False)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and one_line(err), err
     assert "cannot write to standard output" in err
@@ -80,7 +80,7 @@ def test_a_closed_stdout_is_one_line(tmp_path: Path) -> None:
     log = tmp_path / "g.jsonl"
     proc = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "facilitator", *GAME,
                            "--log", str(log)], input=b"send north east south west\n", stderr=subprocess.PIPE,
-                          cwd=ROOT, timeout=60, check=False)
+                          cwd=ROOT, timeout=deadline(60), check=False)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and one_line(err), err
     assert "standard output is closed" in err
@@ -93,7 +93,7 @@ def test_resume_on_a_fifo_does_not_hang(tmp_path: Path) -> None:
     started = time.monotonic()
     done = run(["play", "compass-code", "--text", "--resume", str(fifo)], b"", timeout=20)
     assert done.returncode == 2 and one_line(done.stderr) and "not a regular file" in done.stderr
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < deadline(15)
 
 
 MEASURE = """

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 from facilitator.errors import InUseError, WriteError
 from facilitator.locks import held_data_dir, lock_data_dir
@@ -37,7 +38,7 @@ def test_another_process_holding_it_is_named_by_its_pid(tmp_path: Path) -> None:
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
-        holder.wait(timeout=30)
+        holder.wait(timeout=deadline(30))
         if holder.stdout is not None:
             holder.stdout.close()
     lock_data_dir(data).release()      # the holder's end released it

@@ -29,7 +29,7 @@ from faults.fault_games import (
     start_args,
     straight,
 )
-from support import ROOT
+from support import ROOT, deadline
 
 
 def _read_until(proc: subprocess.Popen[bytes], expected: bytes) -> bytes:
@@ -65,7 +65,7 @@ def _play_and_pull(table: Table, pull: str, said_first: str) -> tuple[subprocess
         other = table.root / "other.txt"
         other.write_text("someone else's file\n")
         other.replace(table.log)
-    out, err = proc.communicate(script(game.lines[1:]), timeout=60)
+    out, err = proc.communicate(script(game.lines[1:]), timeout=deadline(60))
     return subprocess.CompletedProcess(proc.args, proc.returncode, (first + out).decode(), err.decode()), before
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from faults.fault_games import COMPASS_MACHINE, Table, one_line, run, script, start_args
-from support import ROOT
+from support import ROOT, deadline
 
 
 def _first(args: list[str], ready: Path) -> subprocess.Popen[bytes]:
@@ -34,7 +34,7 @@ def _first(args: list[str], ready: Path) -> subprocess.Popen[bytes]:
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     assert proc.stdin is not None
     proc.stdin.close()
-    proc.wait(timeout=30)
+    proc.wait(timeout=deadline(30))
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()

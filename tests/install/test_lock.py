@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from support import deadline
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCKS = {machine: ROOT / "requirements" / f"lock-{machine}.txt" for machine in ("x86_64", "aarch64")}
@@ -134,7 +135,7 @@ def test_setup_stops_at_once_on_32_bit_arm(tmp_path: Path) -> None:
     (tmp_path / "proj" / ".ci" / "setup").write_text((ROOT / ".ci" / "setup").read_text())
     env = {"PATH": f"{fake}:{os.environ['PATH']}", "HOME": str(tmp_path)}
     proc = subprocess.run(["bash", "-c", "source proj/.ci/setup; echo went-on"], check=False,
-                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=30)
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=deadline(30))
     assert proc.returncode == 1
     assert "went-on" not in proc.stdout
     lines = proc.stderr.strip().splitlines()

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import ROOT, read_jsonl, run_cli
+from support import ROOT, deadline, read_jsonl, run_cli
 
 pytestmark = pytest.mark.slow
 OFFER = "There is an unfinished compass code game. Say resume or new game."
@@ -40,20 +40,20 @@ class Serving:
         self.proc.stdin.flush()
 
     def read(self, count: int) -> list[str]:
-        return [self.lines.get(timeout=60) for _ in range(count)]
+        return [self.lines.get(timeout=deadline(60)) for _ in range(count)]
 
     def read_until(self, last: str) -> list[str]:
         """Lines up to and including ``last`` (an answer may run to several sentences)."""
-        out = [self.lines.get(timeout=60)]
+        out = [self.lines.get(timeout=deadline(60))]
         while out[-1] != last:
-            out.append(self.lines.get(timeout=60))
+            out.append(self.lines.get(timeout=deadline(60)))
         return out
 
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
-        self.proc.wait(timeout=30)
+        self.proc.wait(timeout=deadline(30))
 
 
 def test_sigkill_mid_game_then_restart_offers_the_game_and_resume_continues_it(tmp_path: Path) -> None:

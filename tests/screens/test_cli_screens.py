@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 LINES = "send north east south west\nstatus\n"
 PLAY = [sys.executable, "-m", "facilitator", "play", "compass-code", "--text", "--seed", "1"]
 
 
 def run(args, tmp_path, stdin=LINES):
-    return subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=60, check=False,
+    return subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=deadline(60), check=False,
                           env={"FACILITATOR_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
                                "HOME": str(tmp_path)})
 
@@ -106,7 +107,7 @@ def test_clicks_print_their_announcements_on_stdout_in_text_play(tmp_path):
             assert reply["accepted"], reply
             said = reply["public"]
             assert said
-        out, _ = proc.communicate("status\n", timeout=60)
+        out, _ = proc.communicate("status\n", timeout=deadline(60))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 from facilitator.errors import DeviceError
 from facilitator.speech.audio import MicSource, find_device, list_devices, play_pcm
@@ -54,7 +55,7 @@ def test_a_device_name_that_matches_nothing_lists_what_exists() -> None:
 
 def test_devices_command_lists_or_says_none() -> None:
     done = subprocess.run([sys.executable, "-m", "facilitator", "devices"], check=False,
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+                          capture_output=True, text=True, timeout=deadline(60), cwd=ROOT)
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert done.stdout.strip() == "no audio devices found" if not list_devices() else "Hz" in done.stdout
 
@@ -70,7 +71,7 @@ def test_portaudio_missing_is_a_device_error(tmp_path: Path) -> None:
               "from facilitator.errors import DeviceError\n"
               "try:\n    MicSource()\nexcept DeviceError as exc:\n    print(exc)\n")
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True,
-                          timeout=60, cwd=ROOT,
+                          timeout=deadline(60), cwd=ROOT,
                           env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert "PortAudio is missing" in done.stdout and "libportaudio2" in done.stdout

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 from facilitator.errors import ModelError
 from facilitator.speech import models
@@ -134,7 +135,7 @@ def test_no_network_is_one_clear_message_naming_the_offline_way(monkeypatch: pyt
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "facilitator", *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env=env, check=False)
+                          timeout=deadline(120), cwd=ROOT, env=env, check=False)
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 from .conftest import golden_clips
 
@@ -26,7 +27,7 @@ def _recognize(paths: list[Path], env: dict[str, str] | None = None,
     return subprocess.run(
         [sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *extra,
          *map(str, paths)],
-        capture_output=True, text=True, timeout=900, cwd=ROOT, env=env, check=False,
+        capture_output=True, text=True, timeout=deadline(900), cwd=ROOT, env=env, check=False,
     )
 
 

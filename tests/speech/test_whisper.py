@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from support import deadline
 
 from facilitator.errors import ModelError
 from facilitator.speech.hybrid import HybridRecognizer, Scores, Thresholds, decide
@@ -62,7 +63,7 @@ def test_an_altered_model_file_is_one_clear_error(tmp_path: Path) -> None:
 
 def _recognize(paths: list[Path], *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code", *extra,
-                           *map(str, paths)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                           *map(str, paths)], capture_output=True, text=True, timeout=deadline(300), cwd=ROOT,
                           env=env, check=False)
 
 
