@@ -3,7 +3,7 @@
 # with debootstrap (minbase and a CA store, no Python, no audio tools, no browser), clone
 # the committed project into it and run `bash .ci/run` there, which must install the rest.
 #
-#   bash benchmarks/fresh-root/run.sh ARCH [--root DIR] [--fresh] [--shards N] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
+#   bash benchmarks/fresh-root/run.sh ARCH [--root DIR] [--fresh] [--shards N] [--resume] [--env NAME=VALUE]... [-- PYTEST-ARGS...]
 #
 # ARCH is amd64 or arm64 (64-bit Raspberry Pi OS).  A foreign ARCH runs under
 # qemu-user-static through binfmt_misc; there FACILITATOR_EMULATED=qemu-user is set, and the
@@ -17,8 +17,10 @@
 # The result (commit, machine, processor, variables, engines installed, pytest's summary)
 # is appended to benchmarks/MACHINE/results.txt (MACHINE: x86_64 or aarch64).  --shards N
 # (under emulation: one pytest keeps one core busy) sets up once, then runs the test files
-# in N runs of .ci/run side by side and adds up their summaries; PYTEST-ARGS are then
-# options only.
+# side by side in N shards, each in chunks of about ten minutes, one .ci/run a chunk (see
+# split.py), and adds up their summaries; PYTEST-ARGS are then options only.  A sharded run
+# that was cut off (under emulation the whole suite takes longer than one sitting) goes on
+# with --resume: in the same root, at the same commit, it runs the chunks not yet done.
 # Not part of .ci/run: it takes 20 minutes natively and about an hour under emulation.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,12 +30,14 @@ case "$arch" in amd64) machine=x86_64 ;; arm64) machine=aarch64 ;; *) usage ;; e
 root="${XDG_CACHE_HOME:-$HOME/.cache}/facilitator-roots/$arch"
 fresh=0
 shards=1
+resume=0
 passed=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root="${2:?--root needs a folder}"; shift 2 ;;
     --fresh) fresh=1; shift ;;
     --shards) [[ "${2:-}" =~ ^[1-9]$ ]] || usage; shards="$2"; shift 2 ;;
+    --resume) resume=1; shift ;;
     --env) [[ "${2:-}" == ?*=* ]] || usage; passed+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) usage ;;
@@ -53,6 +57,7 @@ emulated=0
 [ "$(dpkg --print-architecture)" = "$arch" ] || emulated=1
 need=()
 command -v debootstrap >/dev/null || need+=(debootstrap)
+command -v python3 >/dev/null || need+=(python3)   # split.py deals the test files to shards
 if [ "$emulated" = 1 ]; then
   command -v "qemu-$machine-static" >/dev/null || need+=(qemu-user-static binfmt-support)
 fi
@@ -91,11 +96,26 @@ fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 
-# A fresh clone of the committed project.
-rm -rf "$root/src/facilitator"
-mkdir -p "$root/src"
-git clone -q "$here" "$root/src/facilitator"
-commit="$(git -C "$here" rev-parse --short HEAD)"
+# A fresh clone of the committed project; with --resume, the clone the cut-off run was
+# testing, which may differ from HEAD only in results and docs.
+state=/src/run
+if [ "$resume" = 1 ]; then
+  [ -s "$root$state/commit" ] || { say "there is no cut-off sharded run in $root to resume"; exit 2; }
+  full="$(cat "$root$state/commit")"
+  if ! git -C "$here" diff --quiet "$full" HEAD -- . ':(exclude)benchmarks/*/results.txt' \
+      ':(exclude)benchmarks/*/durations.txt' ':(exclude)*.md' ':(exclude)docs'; then
+    say "the project has changed since the cut-off run at ${full:0:7}: run again without --resume"; exit 2
+  fi
+else
+  full="$(git -C "$here" rev-parse HEAD)"
+fi
+if [ "$resume" = 0 ] || [ "$(git -C "$root/src/facilitator" rev-parse HEAD 2>/dev/null)" != "$full" ]; then
+  rm -rf "$root/src/facilitator"
+  mkdir -p "$root/src"
+  git clone -q "$here" "$root/src/facilitator"
+  git -C "$root/src/facilitator" checkout -q "$full"
+fi
+commit="${full:0:7}"
 
 for fs in proc sys dev; do
   mountpoint -q "$root/$fs" || mount --bind "/$fs" "$root/$fs"
@@ -129,13 +149,13 @@ else
 fi
 cpu="$cpu, $(nproc) cores"
 quoted="$(printf '%q ' "${pytest_args[@]}")"
-in_root() {  # a command in the root, in the environment .ci/run gets in CI (NAME=VALUE first overrides)
-  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
-    PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 "${passed[@]}" "$@"
-}
+# a command in the root, in the environment .ci/run gets in CI (NAME=VALUE first overrides)
+root_cmd=(chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  CI=true LANG=C.UTF-8 SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+  PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 "${passed[@]}")
+in_root() { "${root_cmd[@]}" "$@"; }
 set +e
-if [ "$shards" -le 1 ]; then
+if [ "$shards" -le 1 ] && [ "$resume" = 0 ]; then
   say "running: bash .ci/run $quoted(commit $commit; ${passed[*]:-no variables})"
   in_root /bin/bash -c "cd /src/facilitator && echo \"machine: \$(uname -m)\" && bash .ci/run $quoted" \
     </dev/null 2>&1 | tee -a "$log"
@@ -143,31 +163,23 @@ if [ "$shards" -le 1 ]; then
   summary="$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1)"
 else
   # Under emulation one pytest keeps one core busy: set up once, then deal the test files
-  # (in collection order, round robin) to SHARDS runs of .ci/run side by side, each with
-  # its own HOME and temporary folder; the line adds up their summaries.
+  # to SHARDS shards side by side, longest first by the times of earlier runs
+  # (benchmarks/MACHINE/durations.txt, which each run's JUnit reports bring up to date),
+  # each shard in chunks that a later sitting can resume (split.py).
   say "setting up, then bash .ci/run $quoted in $shards shards (commit $commit; ${passed[*]:-no variables})"
   in_root /bin/bash -c "cd /src/facilitator && FACILITATOR_SETUP_TESTS=1 source .ci/setup" </dev/null >>"$log" 2>&1
-  in_root /bin/bash -c "cd /src/facilitator && .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider tests" \
-    </dev/null 2>>"$log" | grep '::' | sed 's/::.*//' | uniq > "$root/src/test-files.txt"
-  pids=()
-  for ((k = 0; k < shards; k++)); do
-    awk -v n="$shards" -v k="$k" '(NR - 1) % n == k' "$root/src/test-files.txt" > "$root/src/shard-$k.txt"
-    mkdir -p "$root/root/shard-$k"
-    in_root "HOME=/root/shard-$k" /bin/bash -c \
-      "cd /src/facilitator && bash .ci/run $quoted --basetemp=/tmp/shard-$k \$(cat /src/shard-$k.txt)" \
-      </dev/null > "$(dirname "$root")/$arch-shard-$k.log" 2>&1 &
-    pids+=("$!")
-  done
-  status=0
-  for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-  parts=()
-  for ((k = 0; k < shards; k++)); do
-    cat "$(dirname "$root")/$arch-shard-$k.log" >> "$log"
-    parts+=("$(grep -E '[0-9]+ (passed|failed|deselected)' "$(dirname "$root")/$arch-shard-$k.log" | tail -1)")
-  done
-  total="$(printf '%s\n' "${parts[@]}" | grep -oE '[0-9]+ (passed|failed|skipped|errors?|deselected)' \
-    | awk '{sub(/errors?/, "errors", $2); n[$2] += $1} END {for (w in n) printf "%d %s, ", n[w], w}')"
-  summary="$shards shards: $(IFS='|'; echo "${parts[*]}"); together ${total%, }"
+  if [ "$resume" = 0 ]; then
+    rm -rf "$root$state"
+    mkdir -p "$root$state"
+    in_root /bin/bash -c "cd /src/facilitator && .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider tests" \
+      </dev/null 2>>"$log" | grep '::' | sed 's/::.*//' | uniq > "$root$state/files.txt"
+    echo "$full" > "$root$state/commit"
+  fi
+  for ((k = 0; k < shards; k++)); do mkdir -p "$root/root/shard-$k"; done
+  summary="$(python3 "$here/benchmarks/fresh-root/split.py" run "$state" "$shards" \
+    "$here/benchmarks/$machine/durations.txt" "$root" -- "${pytest_args[@]}" -- "${root_cmd[@]}")"
+  status=$?
+  cat "$root$state"/shard-*.log >> "$log" 2>/dev/null
 fi
 set -e
 # what the root installed: its Python, and the engines from the lock

@@ -1,0 +1,185 @@
+"""Run the test files in shards side by side, in chunks that a later sitting can resume.
+
+    python3 split.py run STATE SHARDS DURATIONS ROOT-DIR -- PYTEST-ARGS... -- IN-ROOT-COMMAND...
+    python3 split.py deal TEST-FILES DURATIONS N PREFIX   # writes PREFIX0.txt ... PREFIX{N-1}.txt
+    python3 split.py times DURATIONS JUNIT-XML...         # merges the runs' times into DURATIONS
+
+fresh-root/run.sh calls ``run``.  Round robin in collection order left one emulated shard
+with every heavy voice test while the other sat idle, so the files are dealt longest first
+(each to the shard with the least time so far) by the times of earlier runs, kept in
+DURATIONS (a line per test file: seconds, a space, the path; a file with no time on record
+counts as the median).  Each shard runs its files in chunks of about ten minutes, each chunk
+one ``bash .ci/run``; a chunk whose pytest printed its summary is done, and its summary,
+exit status and JUnit report stay in STATE (a folder inside the root, ROOT-DIR/STATE on
+the host).  A sitting that is cut off (the machine's session ends) loses only the chunk it
+was in: the next sitting, at the same commit, runs the chunks that are not done.  Host
+Python, standard library only: it runs outside the root.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+CHUNK_SECONDS = 600.0
+CHUNK_FILES = 12
+SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped)\b")
+
+
+def read_times(path: Path) -> dict[str, float]:
+    times: dict[str, float] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            seconds, _, name = line.partition(" ")
+            if name:
+                times[name] = float(seconds)
+    return times
+
+
+def deal(files: list[str], times: dict[str, float], shards: int) -> list[list[str]]:
+    known = [times[f] for f in files if f in times]
+    guess = statistics.median(known) if known else 1.0
+    loads = [0.0] * shards
+    dealt: list[list[str]] = [[] for _ in range(shards)]
+    for name in sorted(files, key=lambda f: -times.get(f, guess)):
+        k = loads.index(min(loads))
+        dealt[k].append(name)
+        loads[k] += times.get(name, guess)
+    return dealt
+
+
+def chunks(files: list[str], times: dict[str, float]) -> list[list[str]]:
+    """Consecutive runs of ``files`` of at most CHUNK_SECONDS (a longer file is a chunk alone)
+    or CHUNK_FILES files."""
+    known = [times[f] for f in files if f in times]
+    guess = statistics.median(known) if known else 1.0
+    out: list[list[str]] = []
+    load = 0.0
+    for name in files:
+        cost = times.get(name, guess)
+        if not out or load + cost > CHUNK_SECONDS or len(out[-1]) >= CHUNK_FILES:
+            out.append([])
+            load = 0.0
+        out[-1].append(name)
+        load += cost
+    return out
+
+
+def junit_times(paths: list[Path]) -> dict[str, float]:
+    """Seconds per test file from pytest's --junitxml reports (a report that is missing or
+    torn, as after a killed run, adds nothing)."""
+    times: dict[str, float] = {}
+    for path in paths:
+        try:
+            cases = list(ET.parse(path).getroot().iter("testcase"))
+        except (OSError, ET.ParseError):
+            continue
+        for case in cases:
+            # classname is "tests.loop.test_x" or "tests.loop.test_x.TestClass"
+            parts = [p for p in case.get("classname", "").split(".") if p]
+            while parts and not parts[-1].startswith("test_"):
+                parts.pop()
+            if parts:
+                file = "/".join(parts) + ".py"
+                times[file] = times.get(file, 0.0) + float(case.get("time", "0") or 0)
+    return times
+
+
+def plan(state: Path, shards: int, times: dict[str, float]) -> list[dict[str, object]]:
+    """The chunks of this run: made at its first sitting from state/files.txt, then kept."""
+    planned = state / "plan.json"
+    if planned.exists():
+        return list(json.loads(planned.read_text(encoding="utf-8")))
+    files = [line for line in (state / "files.txt").read_text(encoding="utf-8").splitlines() if line]
+    made: list[dict[str, object]] = []
+    for k, names in enumerate(deal(files, times, shards)):
+        for n, part in enumerate(chunks(names, times)):
+            made.append({"id": f"{k}-{n:02d}", "shard": k, "files": part})
+    planned.write_text(json.dumps(made, indent=1), encoding="utf-8")
+    return made
+
+
+def run_shard(chunk_list: list[dict[str, object]], state: Path, inner: str, pytest_args: list[str],
+              in_root: list[str], log: Path) -> None:
+    for chunk in chunk_list:
+        cid, k = str(chunk["id"]), int(str(chunk["shard"]))
+        done = state / f"{cid}.done"
+        if done.exists():
+            continue
+        files = [str(f) for f in chunk["files"]]  # type: ignore[attr-defined]
+        args = [*pytest_args, f"--basetemp=/tmp/shard-{k}", f"--junitxml={inner}/{cid}.xml", *files]
+        command = [*in_root, f"HOME=/root/shard-{k}", "/bin/bash", "-c",
+                   f"cd /src/facilitator && bash .ci/run {shlex.join(args)}"]
+        proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
+        with log.open("a", encoding="utf-8") as out:
+            out.write(f"== chunk {cid}: {' '.join(files)}\n{proc.stdout}")
+        lines = [line for line in proc.stdout.splitlines() if SUMMARY.search(line)]
+        if lines:      # pytest ran to its end: the chunk is done, passed or not
+            done.write_text(json.dumps({"status": proc.returncode, "summary": lines[-1].strip("= ")}),
+                            encoding="utf-8")
+
+
+def run(state: Path, shards: int, durations: Path, root: Path, pytest_args: list[str], in_root: list[str]) -> int:
+    host = root / str(state).lstrip("/")
+    times = read_times(durations)
+    chunk_list = plan(host, shards, times)
+    shards = 1 + max(int(str(c["shard"])) for c in chunk_list)     # a resumed plan keeps its shards
+    sittings = int((host / "sittings").read_text()) + 1 if (host / "sittings").exists() else 1
+    (host / "sittings").write_text(str(sittings))
+    threads = [threading.Thread(target=run_shard,
+                                args=([c for c in chunk_list if c["shard"] == k], host, str(state), pytest_args,
+                                      in_root, host / f"shard-{k}.log"))
+               for k in range(shards)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    durations.write_text("".join(f"{s:.1f} {n}\n" for n, s in sorted(
+        {**times, **junit_times(sorted(host.glob("*.xml")))}.items())), encoding="utf-8")
+    results = [json.loads((host / f"{c['id']}.done").read_text()) for c in chunk_list
+               if (host / f"{c['id']}.done").exists()]
+    counts: dict[str, int] = {}
+    for r in results:
+        for number, word in re.findall(r"(\d+) (passed|failed|errors?|skipped|deselected)", r["summary"]):
+            word = "errors" if word.startswith("error") else word
+            counts[word] = counts.get(word, 0) + int(number)
+    missing = len(chunk_list) - len(results)
+    total = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
+    said = f"{len(results)} of {len(chunk_list)} chunks in {shards} shards, {sittings} sitting(s): {total or 'nothing'}"
+    if missing:
+        said += f"; {missing} chunk(s) not run yet (--resume runs them)"
+    print(said)
+    failed = [r["status"] for r in results if r["status"] != 0]
+    return failed[0] if failed else (3 if missing else 0)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["run"] and argv.count("--") == 2 and len(argv) >= 7:
+        first = argv.index("--")
+        second = argv.index("--", first + 1)
+        state, shards, durations, root = argv[1:first]
+        return run(Path(state), int(shards), Path(durations), Path(root), argv[first + 1:second], argv[second + 1:])
+    if len(argv) == 5 and argv[0] == "deal":
+        files = [line for line in Path(argv[1]).read_text(encoding="utf-8").splitlines() if line]
+        for k, names in enumerate(deal(files, read_times(Path(argv[2])), int(argv[3]))):
+            Path(f"{argv[4]}{k}.txt").write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
+        return 0
+    if len(argv) >= 3 and argv[0] == "times":
+        durations = Path(argv[1])
+        times = {**read_times(durations), **junit_times([Path(p) for p in argv[2:]])}
+        durations.write_text("".join(f"{times[n]:.1f} {n}\n" for n in sorted(times)), encoding="utf-8")
+        return 0
+    print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,98 @@
+"""benchmarks/fresh-root/split.py: the emulated run's shards get even shares of the time,
+in chunks that a later sitting resumes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SPLIT = ROOT / "benchmarks" / "fresh-root" / "split.py"
+
+
+def module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("split", SPLIT)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+def test_the_heavy_files_are_dealt_longest_first_to_the_least_loaded_shard(tmp_path: Path) -> None:
+    files = tmp_path / "files.txt"
+    files.write_text("tests/a.py\ntests/b.py\ntests/c.py\ntests/d.py\ntests/new.py\n")
+    times = tmp_path / "durations.txt"
+    times.write_text("100.0 tests/a.py\n90.0 tests/b.py\n60.0 tests/c.py\n30.0 tests/d.py\n")
+    subprocess.run([sys.executable, str(SPLIT), "deal", str(files), str(times), "2", str(tmp_path / "shard-")],
+                   check=True, capture_output=True, timeout=60)
+    shards = [(tmp_path / f"shard-{k}.txt").read_text().split() for k in (0, 1)]
+    # longest first, the new file counting as the median (75 s): a | b, new to b's shard
+    # (165), c to a's (160), d to a's (190 against 165)
+    assert shards == [["tests/a.py", "tests/c.py", "tests/d.py"], ["tests/b.py", "tests/new.py"]]
+
+
+def test_a_shard_is_cut_into_chunks_of_about_ten_minutes_and_a_long_file_is_one_alone() -> None:
+    split = module()
+    times = {"a": 900.0, "b": 300.0, "c": 200.0, "d": 200.0, "e": 1.0}
+    assert split.chunks(["a", "b", "c", "d", "e"], times) == [["a"], ["b", "c"], ["d", "e"]]
+    many = [f"t{n}" for n in range(30)]
+    assert [len(c) for c in split.chunks(many, {})] == [12, 12, 6]
+
+
+def test_times_come_from_junit_reports_and_a_torn_report_adds_nothing(tmp_path: Path) -> None:
+    report = tmp_path / "shard-0.xml"
+    report.write_text('<?xml version="1.0"?><testsuites><testsuite>'
+                      '<testcase classname="tests.loop.test_demo" name="one" time="12.5"/>'
+                      '<testcase classname="tests.loop.test_demo" name="two" time="7.5"/>'
+                      '<testcase classname="tests.screens.test_seam.TestSeats" name="x" time="3"/>'
+                      "</testsuite></testsuites>")
+    torn = tmp_path / "shard-1.xml"
+    torn.write_text('<?xml version="1.0"?><testsuites><testsuite><testcase classname="tests.a')
+    durations = tmp_path / "durations.txt"
+    durations.write_text("40.0 tests/old/test_kept.py\n1.0 tests/loop/test_demo.py\n")
+    subprocess.run([sys.executable, str(SPLIT), "times", str(durations), str(report), str(torn)],
+                   check=True, capture_output=True, timeout=60)
+    assert durations.read_text().splitlines() == [
+        "20.0 tests/loop/test_demo.py", "40.0 tests/old/test_kept.py", "3.0 tests/screens/test_seam.py"]
+
+
+def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    split = module()
+    state = tmp_path / "src" / "run"
+    state.mkdir(parents=True)
+    (state / "files.txt").write_text("tests/a.py\ntests/b.py\n")
+    ran: list[list[str]] = []
+
+    def fake_run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 0, "..\n2 passed in 1.0s\n")
+
+    monkeypatch.setattr(split.subprocess, "run", fake_run)
+    (state / "0-00.done").write_text(json.dumps({"status": 0, "summary": "5 passed, 1 skipped in 9s"}))
+    first_plan = split.plan(state, 2, {"tests/a.py": 30.0, "tests/b.py": 20.0})
+    status = split.run(Path("/src/run"), 2, tmp_path / "durations.txt", tmp_path, ["-q"], ["chroot", "x"])
+    assert status == 0
+    assert json.loads((state / "plan.json").read_text()) == first_plan
+    # chunk 0-00 (tests/a.py) was done in an earlier sitting: only b's chunk ran now
+    assert len(ran) == 1 and ran[0][-1].endswith("tests/b.py")
+    assert ran[0][:3] == ["chroot", "x", "HOME=/root/shard-1"]
+    assert "--junitxml=/src/run/1-00.xml" in ran[0][-1]
+    assert json.loads((state / "1-00.done").read_text()) == {"status": 0, "summary": "2 passed in 1.0s"}
+    assert (state / "sittings").read_text() == "1"
+
+
+def test_a_chunk_cut_off_before_its_summary_is_not_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    split = module()
+    state = tmp_path / "src" / "run"
+    state.mkdir(parents=True)
+    (state / "files.txt").write_text("tests/a.py\n")
+    monkeypatch.setattr(split.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, -9, "...."))
+    assert split.run(Path("/src/run"), 1, tmp_path / "durations.txt", tmp_path, [], ["chroot", "x"]) == 3
+    assert not (state / "0-00.done").exists()
