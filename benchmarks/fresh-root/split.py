@@ -5,15 +5,17 @@
     python3 split.py times DURATIONS JUNIT-XML...         # merges the runs' times into DURATIONS
 
 fresh-root/run.sh calls ``run``.  Round robin in collection order left one emulated shard
-with every heavy voice test while the other sat idle, so the files are dealt longest first
-(each to the shard with the least time so far) by the times of earlier runs, kept in
-DURATIONS (a line per test file: seconds, a space, the path; a file with no time on record
-counts as the median).  Each shard runs its files in chunks of about ten minutes, each chunk
-one ``bash .ci/run``; a chunk whose pytest printed its summary is done, and its summary,
-exit status and JUnit report stay in STATE (a folder inside the root, ROOT-DIR/STATE on
-the host).  A sitting that is cut off (the machine's session ends) loses only the chunk it
-was in: the next sitting, at the same commit, runs the chunks that are not done.  Host
-Python, standard library only: it runs outside the root.
+with every heavy voice test while the other sat idle.  So the test files are cut into
+chunks of about ten minutes by the times of earlier runs, kept in DURATIONS (a line per
+test file: seconds, a space, the path; a file with no time on record counts as the median),
+the longest first, and each shard takes the next chunk that is left when it is free, so
+the shards even out even where the times are wrong.  A chunk is one ``bash .ci/run``; a
+chunk whose pytest printed its summary is done, and its summary, exit status and JUnit
+report stay in STATE (a folder inside the root, ROOT-DIR/STATE on the host).  A sitting
+that is cut off (the machine's session ends) loses only the chunks it was in: the next
+sitting, at the same commit, runs those not done.  ``deal`` (longest first, each file to the
+least loaded of N lists) is kept for a fixed split.  Host Python, standard library only: it
+runs outside the root.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 CHUNK_SECONDS = 600.0
-CHUNK_FILES = 12
+CHUNK_FILES = 6
 SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped)\b")
 
 
@@ -92,27 +94,39 @@ def junit_times(paths: list[Path]) -> dict[str, float]:
     return times
 
 
-def plan(state: Path, shards: int, times: dict[str, float]) -> list[dict[str, object]]:
-    """The chunks of this run: made at its first sitting from state/files.txt, then kept."""
+def plan(state: Path, times: dict[str, float]) -> list[dict[str, object]]:
+    """The chunks of this run, longest first: made at its first sitting from state/files.txt,
+    then kept."""
     planned = state / "plan.json"
     if planned.exists():
         return list(json.loads(planned.read_text(encoding="utf-8")))
     files = [line for line in (state / "files.txt").read_text(encoding="utf-8").splitlines() if line]
-    made: list[dict[str, object]] = []
-    for k, names in enumerate(deal(files, times, shards)):
-        for n, part in enumerate(chunks(names, times)):
-            made.append({"id": f"{k}-{n:02d}", "shard": k, "files": part})
+    known = [times[f] for f in files if f in times]
+    guess = statistics.median(known) if known else 1.0
+    ordered = sorted(files, key=lambda f: -times.get(f, guess))
+    made: list[dict[str, object]] = [{"id": f"{n:03d}", "files": part}
+                                     for n, part in enumerate(chunks(ordered, times))]
     planned.write_text(json.dumps(made, indent=1), encoding="utf-8")
     return made
 
 
-def run_shard(chunk_list: list[dict[str, object]], state: Path, inner: str, pytest_args: list[str],
+class Queue:
+    """The chunks not yet done, handed out one at a time to whichever shard is free."""
+
+    def __init__(self, chunk_list: list[dict[str, object]], state: Path) -> None:
+        self.left = [c for c in chunk_list if not (state / f"{c['id']}.done").exists()]
+        self.lock = threading.Lock()
+
+    def next(self) -> dict[str, object] | None:
+        with self.lock:
+            return self.left.pop(0) if self.left else None
+
+
+def run_shard(k: int, queue: Queue, state: Path, inner: str, pytest_args: list[str],
               in_root: list[str], log: Path) -> None:
-    for chunk in chunk_list:
-        cid, k = str(chunk["id"]), int(str(chunk["shard"]))
+    while (chunk := queue.next()) is not None:
+        cid = str(chunk["id"])
         done = state / f"{cid}.done"
-        if done.exists():
-            continue
         files = [str(f) for f in chunk["files"]]  # type: ignore[attr-defined]
         args = [*pytest_args, f"--basetemp=/tmp/shard-{k}", f"--junitxml={inner}/{cid}.xml", *files]
         command = [*in_root, f"HOME=/root/shard-{k}", "/bin/bash", "-c",
@@ -120,7 +134,7 @@ def run_shard(chunk_list: list[dict[str, object]], state: Path, inner: str, pyte
         proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
         with log.open("a", encoding="utf-8") as out:
-            out.write(f"== chunk {cid}: {' '.join(files)}\n{proc.stdout}")
+            out.write(f"== chunk {cid} (shard {k}): {' '.join(files)}\n{proc.stdout}")
         lines = [line for line in proc.stdout.splitlines() if SUMMARY.search(line)]
         if lines:      # pytest ran to its end: the chunk is done, passed or not
             done.write_text(json.dumps({"status": proc.returncode, "summary": lines[-1].strip("= ")}),
@@ -130,13 +144,12 @@ def run_shard(chunk_list: list[dict[str, object]], state: Path, inner: str, pyte
 def run(state: Path, shards: int, durations: Path, root: Path, pytest_args: list[str], in_root: list[str]) -> int:
     host = root / str(state).lstrip("/")
     times = read_times(durations)
-    chunk_list = plan(host, shards, times)
-    shards = 1 + max(int(str(c["shard"])) for c in chunk_list)     # a resumed plan keeps its shards
+    chunk_list = plan(host, times)
+    queue = Queue(chunk_list, host)
     sittings = int((host / "sittings").read_text()) + 1 if (host / "sittings").exists() else 1
     (host / "sittings").write_text(str(sittings))
     threads = [threading.Thread(target=run_shard,
-                                args=([c for c in chunk_list if c["shard"] == k], host, str(state), pytest_args,
-                                      in_root, host / f"shard-{k}.log"))
+                                args=(k, queue, host, str(state), pytest_args, in_root, host / f"shard-{k}.log"))
                for k in range(shards)]
     for t in threads:
         t.start()

@@ -37,12 +37,12 @@ def test_the_heavy_files_are_dealt_longest_first_to_the_least_loaded_shard(tmp_p
     assert shards == [["tests/a.py", "tests/c.py", "tests/d.py"], ["tests/b.py", "tests/new.py"]]
 
 
-def test_a_shard_is_cut_into_chunks_of_about_ten_minutes_and_a_long_file_is_one_alone() -> None:
+def test_files_are_cut_into_chunks_of_about_ten_minutes_and_a_long_file_is_one_alone() -> None:
     split = module()
     times = {"a": 900.0, "b": 300.0, "c": 200.0, "d": 200.0, "e": 1.0}
     assert split.chunks(["a", "b", "c", "d", "e"], times) == [["a"], ["b", "c"], ["d", "e"]]
     many = [f"t{n}" for n in range(30)]
-    assert [len(c) for c in split.chunks(many, {})] == [12, 12, 6]
+    assert [len(c) for c in split.chunks(many, {})] == [6, 6, 6, 6, 6]
 
 
 def test_times_come_from_junit_reports_and_a_torn_report_adds_nothing(tmp_path: Path) -> None:
@@ -62,8 +62,8 @@ def test_times_come_from_junit_reports_and_a_torn_report_adds_nothing(tmp_path: 
         "20.0 tests/loop/test_demo.py", "40.0 tests/old/test_kept.py", "3.0 tests/screens/test_seam.py"]
 
 
-def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     split = module()
     state = tmp_path / "src" / "run"
     state.mkdir(parents=True)
@@ -75,17 +75,22 @@ def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(tmp_path
         return subprocess.CompletedProcess(command, 0, "..\n2 passed in 1.0s\n")
 
     monkeypatch.setattr(split.subprocess, "run", fake_run)
-    (state / "0-00.done").write_text(json.dumps({"status": 0, "summary": "5 passed, 1 skipped in 9s"}))
-    first_plan = split.plan(state, 2, {"tests/a.py": 30.0, "tests/b.py": 20.0})
+    (state / "000.done").write_text(json.dumps({"status": 0, "summary": "5 passed, 1 skipped in 9s"}))
+    (tmp_path / "durations.txt").write_text("400.0 tests/b.py\n500.0 tests/a.py\n")
+    first_plan = split.plan(state, split.read_times(tmp_path / "durations.txt"))
+    # longest first, and two files of 500 s and 400 s make two chunks of ten minutes
+    assert first_plan == [{"id": "000", "files": ["tests/a.py"]}, {"id": "001", "files": ["tests/b.py"]}]
     status = split.run(Path("/src/run"), 2, tmp_path / "durations.txt", tmp_path, ["-q"], ["chroot", "x"])
     assert status == 0
     assert json.loads((state / "plan.json").read_text()) == first_plan
-    # chunk 0-00 (tests/a.py) was done in an earlier sitting: only b's chunk ran now
+    # chunk 000 (tests/a.py) was done in an earlier sitting: only b's chunk ran now
     assert len(ran) == 1 and ran[0][-1].endswith("tests/b.py")
-    assert ran[0][:3] == ["chroot", "x", "HOME=/root/shard-1"]
-    assert "--junitxml=/src/run/1-00.xml" in ran[0][-1]
-    assert json.loads((state / "1-00.done").read_text()) == {"status": 0, "summary": "2 passed in 1.0s"}
+    assert ran[0][:2] == ["chroot", "x"] and ran[0][2] in {"HOME=/root/shard-0", "HOME=/root/shard-1"}
+    assert "--junitxml=/src/run/001.xml" in ran[0][-1]
+    assert json.loads((state / "001.done").read_text()) == {"status": 0, "summary": "2 passed in 1.0s"}
     assert (state / "sittings").read_text() == "1"
+    # the line adds up every done chunk, of this sitting and the earlier one
+    assert capsys.readouterr().out.strip() == "2 of 2 chunks in 2 shards, 1 sitting(s): 7 passed, 1 skipped"
 
 
 def test_a_chunk_cut_off_before_its_summary_is_not_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,4 +100,4 @@ def test_a_chunk_cut_off_before_its_summary_is_not_done(tmp_path: Path, monkeypa
     (state / "files.txt").write_text("tests/a.py\n")
     monkeypatch.setattr(split.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, -9, "...."))
     assert split.run(Path("/src/run"), 1, tmp_path / "durations.txt", tmp_path, [], ["chroot", "x"]) == 3
-    assert not (state / "0-00.done").exists()
+    assert not (state / "000.done").exists()
