@@ -57,7 +57,7 @@ emulated=0
 [ "$(dpkg --print-architecture)" = "$arch" ] || emulated=1
 need=()
 command -v debootstrap >/dev/null || need+=(debootstrap)
-command -v python3 >/dev/null || need+=(python3)   # split.py deals the test files to shards
+command -v python3 >/dev/null || need+=(python3)   # split.py runs the shards
 if [ "$emulated" = 1 ]; then
   command -v "qemu-$machine-static" >/dev/null || need+=(qemu-user-static binfmt-support)
 fi

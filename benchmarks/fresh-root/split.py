@@ -1,8 +1,6 @@
 """Run the test files in shards side by side, in chunks that a later sitting can resume.
 
     python3 split.py run STATE SHARDS DURATIONS ROOT-DIR -- PYTEST-ARGS... -- IN-ROOT-COMMAND...
-    python3 split.py deal TEST-FILES DURATIONS N PREFIX   # writes PREFIX0.txt ... PREFIX{N-1}.txt
-    python3 split.py times DURATIONS JUNIT-XML...         # merges the runs' times into DURATIONS
 
 fresh-root/run.sh calls ``run``.  Round robin in collection order left one emulated shard
 with every heavy voice test while the other sat idle.  So the test files are cut into
@@ -13,8 +11,7 @@ the shards even out even where the times are wrong.  A chunk is one ``bash .ci/r
 chunk whose pytest printed its summary is done, and its summary, exit status and JUnit
 report stay in STATE (a folder inside the root, ROOT-DIR/STATE on the host).  A sitting
 that is cut off (the machine's session ends) loses only the chunks it was in: the next
-sitting, at the same commit, runs those not done.  ``deal`` (longest first, each file to the
-least loaded of N lists) is kept for a fixed split.  Host Python, standard library only: it
+sitting, at the same commit, runs those not done.  Host Python, standard library only: it
 runs outside the root.
 """
 
@@ -45,23 +42,16 @@ def read_times(path: Path) -> dict[str, float]:
     return times
 
 
-def deal(files: list[str], times: dict[str, float], shards: int) -> list[list[str]]:
+def median_guess(files: list[str], times: dict[str, float]) -> float:
+    """The time counted for a file with none on record."""
     known = [times[f] for f in files if f in times]
-    guess = statistics.median(known) if known else 1.0
-    loads = [0.0] * shards
-    dealt: list[list[str]] = [[] for _ in range(shards)]
-    for name in sorted(files, key=lambda f: -times.get(f, guess)):
-        k = loads.index(min(loads))
-        dealt[k].append(name)
-        loads[k] += times.get(name, guess)
-    return dealt
+    return statistics.median(known) if known else 1.0
 
 
 def chunks(files: list[str], times: dict[str, float]) -> list[list[str]]:
     """Consecutive runs of ``files`` of at most CHUNK_SECONDS (a longer file is a chunk alone)
     or CHUNK_FILES files."""
-    known = [times[f] for f in files if f in times]
-    guess = statistics.median(known) if known else 1.0
+    guess = median_guess(files, times)
     out: list[list[str]] = []
     load = 0.0
     for name in files:
@@ -101,8 +91,7 @@ def plan(state: Path, times: dict[str, float]) -> list[dict[str, object]]:
     if planned.exists():
         return list(json.loads(planned.read_text(encoding="utf-8")))
     files = [line for line in (state / "files.txt").read_text(encoding="utf-8").splitlines() if line]
-    known = [times[f] for f in files if f in times]
-    guess = statistics.median(known) if known else 1.0
+    guess = median_guess(files, times)
     ordered = sorted(files, key=lambda f: -times.get(f, guess))
     made: list[dict[str, object]] = [{"id": f"{n:03d}", "files": part}
                                      for n, part in enumerate(chunks(ordered, times))]
@@ -180,16 +169,6 @@ def main(argv: list[str]) -> int:
         second = argv.index("--", first + 1)
         state, shards, durations, root = argv[1:first]
         return run(Path(state), int(shards), Path(durations), Path(root), argv[first + 1:second], argv[second + 1:])
-    if len(argv) == 5 and argv[0] == "deal":
-        files = [line for line in Path(argv[1]).read_text(encoding="utf-8").splitlines() if line]
-        for k, names in enumerate(deal(files, read_times(Path(argv[2])), int(argv[3]))):
-            Path(f"{argv[4]}{k}.txt").write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
-        return 0
-    if len(argv) >= 3 and argv[0] == "times":
-        durations = Path(argv[1])
-        times = {**read_times(durations), **junit_times([Path(p) for p in argv[2:]])}
-        durations.write_text("".join(f"{times[n]:.1f} {n}\n" for n in sorted(times)), encoding="utf-8")
-        return 0
     print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
     return 2
 

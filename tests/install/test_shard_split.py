@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -22,19 +21,6 @@ def module() -> ModuleType:
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
     return loaded
-
-
-def test_the_heavy_files_are_dealt_longest_first_to_the_least_loaded_shard(tmp_path: Path) -> None:
-    files = tmp_path / "files.txt"
-    files.write_text("tests/a.py\ntests/b.py\ntests/c.py\ntests/d.py\ntests/new.py\n")
-    times = tmp_path / "durations.txt"
-    times.write_text("100.0 tests/a.py\n90.0 tests/b.py\n60.0 tests/c.py\n30.0 tests/d.py\n")
-    subprocess.run([sys.executable, str(SPLIT), "deal", str(files), str(times), "2", str(tmp_path / "shard-")],
-                   check=True, capture_output=True, timeout=60)
-    shards = [(tmp_path / f"shard-{k}.txt").read_text().split() for k in (0, 1)]
-    # longest first, the new file counting as the median (75 s): a | b, new to b's shard
-    # (165), c to a's (160), d to a's (190 against 165)
-    assert shards == [["tests/a.py", "tests/c.py", "tests/d.py"], ["tests/b.py", "tests/new.py"]]
 
 
 def test_files_are_cut_into_chunks_of_about_ten_minutes_and_a_long_file_is_one_alone() -> None:
@@ -54,12 +40,7 @@ def test_times_come_from_junit_reports_and_a_torn_report_adds_nothing(tmp_path: 
                       "</testsuite></testsuites>")
     torn = tmp_path / "shard-1.xml"
     torn.write_text('<?xml version="1.0"?><testsuites><testsuite><testcase classname="tests.a')
-    durations = tmp_path / "durations.txt"
-    durations.write_text("40.0 tests/old/test_kept.py\n1.0 tests/loop/test_demo.py\n")
-    subprocess.run([sys.executable, str(SPLIT), "times", str(durations), str(report), str(torn)],
-                   check=True, capture_output=True, timeout=60)
-    assert durations.read_text().splitlines() == [
-        "20.0 tests/loop/test_demo.py", "40.0 tests/old/test_kept.py", "3.0 tests/screens/test_seam.py"]
+    assert module().junit_times([report, torn]) == {"tests/loop/test_demo.py": 20.0, "tests/screens/test_seam.py": 3.0}
 
 
 def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(
