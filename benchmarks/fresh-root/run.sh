@@ -18,9 +18,12 @@
 # is appended to benchmarks/MACHINE/results.txt (MACHINE: x86_64 or aarch64).  --shards N
 # (under emulation: one pytest keeps one core busy) sets up once, then runs the test files
 # side by side in N shards, each in chunks of about ten minutes, one .ci/run a chunk (see
-# split.py), and adds up their summaries; PYTEST-ARGS are then options only.  A sharded run
-# that was cut off (under emulation the whole suite takes longer than one sitting) goes on
-# with --resume: in the same root, at the same commit, it runs the chunks not yet done.
+# split.py), and adds up their summaries; PYTEST-ARGS are then options only.  The plan and
+# each done chunk's result are kept in the project, in benchmarks/MACHINE/chunks (commit
+# them as the run goes).  A sharded run that was cut off (under emulation the whole suite
+# takes longer than one sitting) goes on with --resume: at the same commit, in the same
+# root or in a fresh one if the root was lost with the sitting, it runs the chunks not yet
+# done, and when the last is done the results line adds up every chunk.
 # Not part of .ci/run: it takes 20 minutes natively and about an hour under emulation.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -98,12 +101,13 @@ cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 
 # A fresh clone of the committed project; with --resume, the clone the cut-off run was
 # testing, which may differ from HEAD only in results and docs.
-state=/src/run
+inner=/src/run                       # in the root: the chunks' JUnit reports and logs
+keep="$here/benchmarks/$machine/chunks"   # in the project: the plan and the done chunks
 if [ "$resume" = 1 ]; then
-  [ -s "$root$state/commit" ] || { say "there is no cut-off sharded run in $root to resume"; exit 2; }
-  full="$(cat "$root$state/commit")"
+  [ -s "$keep/commit" ] || { say "there is no cut-off sharded run to resume (benchmarks/$machine/chunks is empty)"; exit 2; }
+  full="$(cat "$keep/commit")"
   if ! git -C "$here" diff --quiet "$full" HEAD -- . ':(exclude)benchmarks/*/results.txt' \
-      ':(exclude)benchmarks/*/durations.txt' ':(exclude)*.md' ':(exclude)docs'; then
+      ':(exclude)benchmarks/*/durations.txt' ':(exclude)benchmarks/*/chunks' ':(exclude)*.md' ':(exclude)docs'; then
     say "the project has changed since the cut-off run at ${full:0:7}: run again without --resume"; exit 2
   fi
 else
@@ -169,17 +173,17 @@ else
   say "setting up, then bash .ci/run $quoted in $shards shards (commit $commit; ${passed[*]:-no variables})"
   in_root /bin/bash -c "cd /src/facilitator && FACILITATOR_SETUP_TESTS=1 source .ci/setup" </dev/null >>"$log" 2>&1
   if [ "$resume" = 0 ]; then
-    rm -rf "$root$state"
-    mkdir -p "$root$state"
+    rm -rf "$root$inner" "$keep"
+    mkdir -p "$keep"
     in_root /bin/bash -c "cd /src/facilitator && .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider tests" \
-      </dev/null 2>>"$log" | grep '::' | sed 's/::.*//' | uniq > "$root$state/files.txt"
-    echo "$full" > "$root$state/commit"
+      </dev/null 2>>"$log" | grep '::' | sed 's/::.*//' | uniq > "$keep/files.txt"
+    echo "$full" > "$keep/commit"
   fi
   for ((k = 0; k < shards; k++)); do mkdir -p "$root/root/shard-$k"; done
-  summary="$(python3 "$here/benchmarks/fresh-root/split.py" run "$state" "$shards" \
+  summary="$(python3 "$here/benchmarks/fresh-root/split.py" run "$keep" "$inner" "$shards" \
     "$here/benchmarks/$machine/durations.txt" "$root" -- "${pytest_args[@]}" -- "${root_cmd[@]}")"
   status=$?
-  cat "$root$state"/shard-*.log >> "$log" 2>/dev/null
+  cat "$root$inner"/shard-*.log >> "$log" 2>/dev/null
 fi
 set -e
 # what the root installed: its Python, and the engines from the lock

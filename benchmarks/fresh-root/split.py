@@ -1,6 +1,6 @@
 """Run the test files in shards side by side, in chunks that a later sitting can resume.
 
-    python3 split.py run STATE SHARDS DURATIONS ROOT-DIR -- PYTEST-ARGS... -- IN-ROOT-COMMAND...
+    python3 split.py run KEEP INNER SHARDS DURATIONS ROOT-DIR -- PYTEST-ARGS... -- IN-ROOT-COMMAND...
 
 fresh-root/run.sh calls ``run``.  Round robin in collection order left one emulated shard
 with every heavy voice test while the other sat idle.  So the test files are cut into
@@ -8,22 +8,26 @@ chunks of about ten minutes by the times of earlier runs, kept in DURATIONS (a l
 test file: seconds, a space, the path; a file with no time on record counts as the median),
 the longest first, and each shard takes the next chunk that is left when it is free, so
 the shards even out even where the times are wrong.  A chunk is one ``bash .ci/run``; a
-chunk whose pytest printed its summary is done, and its summary, exit status and JUnit
-report stay in STATE (a folder inside the root, ROOT-DIR/STATE on the host).  A sitting
-that is cut off (the machine's session ends) loses only the chunks it was in: the next
-sitting, at the same commit, runs those not done.  Host Python, standard library only: it
-runs outside the root.
+chunk whose pytest printed its summary is done.  What a later sitting needs (the plan, and
+each done chunk's summary, exit status, sitting and times) is kept in KEEP, a folder of the
+project on the host (benchmarks/MACHINE/chunks), so it outlives the root: a sitting that is
+cut off (the machine's session ends, and may take the root with it) loses only the chunks
+it was in, and the next sitting, at the same commit and in the same root or a fresh one,
+runs those not done.  Inside the root, INNER holds the JUnit reports and the shards' logs
+(ROOT-DIR/INNER on the host).  Host Python, standard library only: it runs outside the root.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import re
 import shlex
 import statistics
 import subprocess
 import sys
 import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -84,70 +88,76 @@ def junit_times(paths: list[Path]) -> dict[str, float]:
     return times
 
 
-def plan(state: Path, times: dict[str, float]) -> list[dict[str, object]]:
-    """The chunks of this run, longest first: made at its first sitting from state/files.txt,
+def plan(keep: Path, times: dict[str, float]) -> list[dict[str, object]]:
+    """The chunks of this run, longest first: made at its first sitting from keep/files.txt,
     then kept."""
-    planned = state / "plan.json"
+    planned = keep / "plan.json"
     if planned.exists():
         return list(json.loads(planned.read_text(encoding="utf-8")))
-    files = [line for line in (state / "files.txt").read_text(encoding="utf-8").splitlines() if line]
+    files = [line for line in (keep / "files.txt").read_text(encoding="utf-8").splitlines() if line]
     guess = median_guess(files, times)
     ordered = sorted(files, key=lambda f: -times.get(f, guess))
     made: list[dict[str, object]] = [{"id": f"{n:03d}", "files": part}
                                      for n, part in enumerate(chunks(ordered, times))]
-    planned.write_text(json.dumps(made, indent=1), encoding="utf-8")
+    planned.write_text(json.dumps(made, indent=1) + "\n", encoding="utf-8")
     return made
 
 
-class Queue:
-    """The chunks not yet done, handed out one at a time to whichever shard is free."""
-
-    def __init__(self, chunk_list: list[dict[str, object]], state: Path) -> None:
-        self.left = [c for c in chunk_list if not (state / f"{c['id']}.done").exists()]
-        self.lock = threading.Lock()
-
-    def next(self) -> dict[str, object] | None:
-        with self.lock:
-            return self.left.pop(0) if self.left else None
+def chunk_queue(chunk_list: list[dict[str, object]], keep: Path) -> queue.SimpleQueue[dict[str, object]]:
+    """The chunks not yet done, for whichever shard is free."""
+    left: queue.SimpleQueue[dict[str, object]] = queue.SimpleQueue()
+    for chunk in chunk_list:
+        if not (keep / f"{chunk['id']}.done").exists():
+            left.put(chunk)
+    return left
 
 
-def run_shard(k: int, queue: Queue, state: Path, inner: str, pytest_args: list[str],
-              in_root: list[str], log: Path) -> None:
-    while (chunk := queue.next()) is not None:
+def run_shard(k: int, left: queue.SimpleQueue[dict[str, object]], keep: Path, inner: str, host_inner: Path,
+              sitting: int, pytest_args: list[str], in_root: list[str]) -> None:
+    while True:
+        try:
+            chunk = left.get_nowait()
+        except queue.Empty:
+            return
         cid = str(chunk["id"])
-        done = state / f"{cid}.done"
         files = [str(f) for f in chunk["files"]]  # type: ignore[attr-defined]
         args = [*pytest_args, f"--basetemp=/tmp/shard-{k}", f"--junitxml={inner}/{cid}.xml", *files]
         command = [*in_root, f"HOME=/root/shard-{k}", "/bin/bash", "-c",
                    f"cd /src/facilitator && bash .ci/run {shlex.join(args)}"]
         proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
-        with log.open("a", encoding="utf-8") as out:
+        with (host_inner / f"shard-{k}.log").open("a", encoding="utf-8") as out:
             out.write(f"== chunk {cid} (shard {k}): {' '.join(files)}\n{proc.stdout}")
         lines = [line for line in proc.stdout.splitlines() if SUMMARY.search(line)]
         if lines:      # pytest ran to its end: the chunk is done, passed or not
-            done.write_text(json.dumps({"status": proc.returncode, "summary": lines[-1].strip("= ")}),
-                            encoding="utf-8")
+            record = {"status": proc.returncode, "summary": lines[-1].strip("= "), "sitting": sitting,
+                      "ended": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+                      "times": junit_times([host_inner / f"{cid}.xml"])}
+            (keep / f"{cid}.done").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",
+                                              encoding="utf-8")
 
 
-def run(state: Path, shards: int, durations: Path, root: Path, pytest_args: list[str], in_root: list[str]) -> int:
-    host = root / str(state).lstrip("/")
+def run(keep: Path, inner: str, shards: int, durations: Path, root: Path, pytest_args: list[str],
+        in_root: list[str]) -> int:
+    host_inner = root / inner.lstrip("/")
+    host_inner.mkdir(parents=True, exist_ok=True)
     times = read_times(durations)
-    chunk_list = plan(host, times)
-    queue = Queue(chunk_list, host)
-    sittings = int((host / "sittings").read_text()) + 1 if (host / "sittings").exists() else 1
-    (host / "sittings").write_text(str(sittings))
+    chunk_list = plan(keep, times)
+    left = chunk_queue(chunk_list, keep)
+    sittings = int((keep / "sittings").read_text()) + 1 if (keep / "sittings").exists() else 1
+    (keep / "sittings").write_text(f"{sittings}\n")
     threads = [threading.Thread(target=run_shard,
-                                args=(k, queue, host, str(state), pytest_args, in_root, host / f"shard-{k}.log"))
+                                args=(k, left, keep, inner, host_inner, sittings, pytest_args, in_root))
                for k in range(shards)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    durations.write_text("".join(f"{s:.1f} {n}\n" for n, s in sorted(
-        {**times, **junit_times(sorted(host.glob("*.xml")))}.items())), encoding="utf-8")
-    results = [json.loads((host / f"{c['id']}.done").read_text()) for c in chunk_list
-               if (host / f"{c['id']}.done").exists()]
+    results = [json.loads((keep / f"{c['id']}.done").read_text()) for c in chunk_list
+               if (keep / f"{c['id']}.done").exists()]
+    measured = {name: float(s) for r in results for name, s in dict(r.get("times", {})).items()}
+    durations.write_text("".join(f"{s:.1f} {n}\n" for n, s in sorted({**times, **measured}.items())),
+                         encoding="utf-8")
     counts: dict[str, int] = {}
     for r in results:
         for number, word in re.findall(r"(\d+) (passed|failed|errors?|skipped|deselected)", r["summary"]):
@@ -164,11 +174,12 @@ def run(state: Path, shards: int, durations: Path, root: Path, pytest_args: list
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["run"] and argv.count("--") == 2 and len(argv) >= 7:
+    if argv[:1] == ["run"] and argv.count("--") == 2 and argv.index("--") == 6:
         first = argv.index("--")
         second = argv.index("--", first + 1)
-        state, shards, durations, root = argv[1:first]
-        return run(Path(state), int(shards), Path(durations), Path(root), argv[first + 1:second], argv[second + 1:])
+        keep, inner, shards, durations, root = argv[1:first]
+        return run(Path(keep), inner, int(shards), Path(durations), Path(root), argv[first + 1:second],
+                   argv[second + 1:])
     print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
     return 2
 

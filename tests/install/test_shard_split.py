@@ -43,42 +43,64 @@ def test_times_come_from_junit_reports_and_a_torn_report_adds_nothing(tmp_path: 
     assert module().junit_times([report, torn]) == {"tests/loop/test_demo.py": 20.0, "tests/screens/test_seam.py": 3.0}
 
 
-def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done(
+def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done_even_in_a_fresh_root(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     split = module()
-    state = tmp_path / "src" / "run"
-    state.mkdir(parents=True)
-    (state / "files.txt").write_text("tests/a.py\ntests/b.py\n")
+    keep = tmp_path / "benchmarks" / "aarch64" / "chunks"   # in the project: outlives the root
+    keep.mkdir(parents=True)
+    root = tmp_path / "root"                                 # a fresh root: nothing of the earlier one
+    (keep / "files.txt").write_text("tests/test_a.py\ntests/test_b.py\n")
     ran: list[list[str]] = []
 
     def fake_run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
         ran.append(command)
+        (root / "src" / "run" / "001.xml").write_text(
+            '<testsuites><testsuite><testcase classname="tests.test_b" name="x" time="410"/></testsuite></testsuites>')
         return subprocess.CompletedProcess(command, 0, "..\n2 passed in 1.0s\n")
 
     monkeypatch.setattr(split.subprocess, "run", fake_run)
-    (state / "000.done").write_text(json.dumps({"status": 0, "summary": "5 passed, 1 skipped in 9s"}))
-    (tmp_path / "durations.txt").write_text("400.0 tests/b.py\n500.0 tests/a.py\n")
-    first_plan = split.plan(state, split.read_times(tmp_path / "durations.txt"))
+    (keep / "sittings").write_text("1\n")
+    (keep / "000.done").write_text(json.dumps({"status": 0, "summary": "5 passed, 1 skipped in 9s", "sitting": 1,
+                                                "times": {"tests/test_a.py": 480.0}}))
+    durations = tmp_path / "durations.txt"
+    durations.write_text("400.0 tests/test_b.py\n500.0 tests/test_a.py\n")
+    first_plan = split.plan(keep, split.read_times(durations))
     # longest first, and two files of 500 s and 400 s make two chunks of ten minutes
-    assert first_plan == [{"id": "000", "files": ["tests/a.py"]}, {"id": "001", "files": ["tests/b.py"]}]
-    status = split.run(Path("/src/run"), 2, tmp_path / "durations.txt", tmp_path, ["-q"], ["chroot", "x"])
+    assert first_plan == [{"id": "000", "files": ["tests/test_a.py"]}, {"id": "001", "files": ["tests/test_b.py"]}]
+    status = split.run(keep, "/src/run", 2, durations, root, ["-q"], ["chroot", "x"])
     assert status == 0
-    assert json.loads((state / "plan.json").read_text()) == first_plan
-    # chunk 000 (tests/a.py) was done in an earlier sitting: only b's chunk ran now
-    assert len(ran) == 1 and ran[0][-1].endswith("tests/b.py")
+    assert json.loads((keep / "plan.json").read_text()) == first_plan
+    # chunk 000 (tests/test_a.py) was done in an earlier sitting: only b's chunk ran now
+    assert len(ran) == 1 and ran[0][-1].endswith("tests/test_b.py")
     assert ran[0][:2] == ["chroot", "x"] and ran[0][2] in {"HOME=/root/shard-0", "HOME=/root/shard-1"}
     assert "--junitxml=/src/run/001.xml" in ran[0][-1]
-    assert json.loads((state / "001.done").read_text()) == {"status": 0, "summary": "2 passed in 1.0s"}
-    assert (state / "sittings").read_text() == "1"
+    done = json.loads((keep / "001.done").read_text())
+    assert (done["status"], done["summary"], done["sitting"], done["times"]) == (
+        0, "2 passed in 1.0s", 2, {"tests/test_b.py": 410.0})
+    assert (keep / "sittings").read_text().strip() == "2"
+    assert "2 passed" in (root / "src" / "run" / f"shard-{ran[0][2][-1]}.log").read_text()
+    # the times of every done chunk, of this sitting and the earlier one, are the next plan's
+    assert split.read_times(durations) == {"tests/test_a.py": 480.0, "tests/test_b.py": 410.0}
     # the line adds up every done chunk, of this sitting and the earlier one
-    assert capsys.readouterr().out.strip() == "2 of 2 chunks in 2 shards, 1 sitting(s): 7 passed, 1 skipped"
+    assert capsys.readouterr().out.strip() == "2 of 2 chunks in 2 shards, 2 sitting(s): 7 passed, 1 skipped"
 
 
 def test_a_chunk_cut_off_before_its_summary_is_not_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     split = module()
-    state = tmp_path / "src" / "run"
-    state.mkdir(parents=True)
-    (state / "files.txt").write_text("tests/a.py\n")
+    keep = tmp_path / "chunks"
+    keep.mkdir()
+    (keep / "files.txt").write_text("tests/a.py\n")
     monkeypatch.setattr(split.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, -9, "...."))
-    assert split.run(Path("/src/run"), 1, tmp_path / "durations.txt", tmp_path, [], ["chroot", "x"]) == 3
-    assert not (state / "000.done").exists()
+    assert split.run(keep, "/src/run", 1, tmp_path / "durations.txt", tmp_path / "root", [], ["chroot", "x"]) == 3
+    assert not (keep / "000.done").exists()
+
+
+def test_a_failed_chunk_is_done_and_its_status_is_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    split = module()
+    keep = tmp_path / "chunks"
+    keep.mkdir()
+    (keep / "files.txt").write_text("tests/a.py\n")
+    monkeypatch.setattr(split.subprocess, "run",
+                        lambda command, **_: subprocess.CompletedProcess(command, 1, "F.\n1 failed, 1 passed in 2s\n"))
+    assert split.run(keep, "/src/run", 1, tmp_path / "durations.txt", tmp_path / "root", [], ["chroot", "x"]) == 1
+    assert json.loads((keep / "000.done").read_text())["summary"] == "1 failed, 1 passed in 2s"
