@@ -24,7 +24,8 @@
 # takes longer than one sitting) goes on with --resume: at the same commit, in the same
 # root or in a fresh one if the root was lost with the sitting, it runs the chunks not yet
 # done, and when the last is done the results line adds up every chunk.
-# Not part of .ci/run: it takes 20 minutes natively and about an hour under emulation.
+# Not part of .ci/run: it takes 20 minutes natively and, under emulation in 2 shards, more
+# than one sitting (the golden Whisper pins and the voice demo alone take 2 hours each).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 usage() { sed -n '6p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2; exit 2; }
@@ -100,7 +101,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 
 # A fresh clone of the committed project; with --resume, the clone the cut-off run was
-# testing, which may differ from HEAD only in results and docs.
+# testing, which may differ from HEAD only in what the check below allows.
 inner=/src/run                       # in the root: the chunks' JUnit reports and logs
 keep="$here/benchmarks/$machine/chunks"   # in the project: the plan and the done chunks
 if [ "$resume" = 1 ]; then
