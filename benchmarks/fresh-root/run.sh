@@ -21,9 +21,11 @@
 # split.py), and adds up their summaries; PYTEST-ARGS are then options only.  The plan and
 # each done chunk's result are kept in the project, in benchmarks/MACHINE/chunks (commit
 # them as the run goes).  A sharded run that was cut off (under emulation the whole suite
-# takes longer than one sitting) goes on with --resume: at the same commit, in the same
-# root or in a fresh one if the root was lost with the sitting, it runs the chunks not yet
-# done, and when the last is done the results line adds up every chunk.
+# takes longer than one sitting) goes on with --resume: in the same root, or in a fresh
+# one if the root was lost with the sitting, it runs the chunks not yet done, and when the
+# last is done the results line adds up every chunk.  It goes on at HEAD if HEAD changed
+# only the results, docs, this driver or test files (the chunks holding those run again);
+# the results line names each commit its chunks ran at.
 # Not part of .ci/run: it takes 20 minutes natively and, under emulation in 2 shards, more
 # than one sitting (the golden Whisper pins and the voice demo alone take 2 hours each).
 set -euo pipefail
@@ -100,32 +102,27 @@ fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 
-# A fresh clone of the committed project; with --resume, the clone the cut-off run was
-# testing, which may differ from HEAD only in what the check below allows.
+# A fresh clone of the committed project.  With --resume the run goes on at HEAD where HEAD
+# differs from the commit of each done chunk only in what split.py's resume allows (the
+# results, docs, this driver, other chunks' test files); a done chunk whose own test files
+# changed is run again.  The root's clone, if kept, is moved on to HEAD (its .venv stays).
 inner=/src/run                       # in the root: the chunks' JUnit reports and logs
 keep="$here/benchmarks/$machine/chunks"   # in the project: the plan and the done chunks
+full="$(git -C "$here" rev-parse HEAD)"
 if [ "$resume" = 1 ]; then
   [ -s "$keep/commit" ] || { say "there is no cut-off sharded run to resume (benchmarks/$machine/chunks is empty)"; exit 2; }
-  full="$(cat "$keep/commit")"
-  # what a sitting may change: results, times, chunks, docs, and this driver (no test reads
-  # it; a mended driver must not cost the chunks done).  Each pathspec names files, not folders.
-  if ! git -C "$here" diff --quiet "$full" HEAD -- . ':(exclude)benchmarks/*/results.txt' \
-      ':(exclude)benchmarks/*/durations.txt' ':(exclude)benchmarks/*/chunks/*' ':(exclude)*.md' \
-      ':(exclude)docs/*' ':(exclude)benchmarks/fresh-root/run.sh'; then
-    say "the project has changed since the cut-off run at ${full:0:7}: run again without --resume"; exit 2
-  fi
-else
-  full="$(git -C "$here" rev-parse HEAD)"
+  python3 "$here/benchmarks/fresh-root/split.py" resume "$keep" "$here" 2> >(tee -a "$log" >&2) || exit 2
 fi
-if [ "$resume" = 0 ] || [ "$(git -C "$root/src/facilitator" rev-parse HEAD 2>/dev/null)" != "$full" ]; then
+if [ "$resume" = 1 ] && git -C "$root/src/facilitator" rev-parse HEAD >/dev/null 2>&1; then
+  git -C "$root/src/facilitator" fetch -q "$here" HEAD
+  git -C "$root/src/facilitator" checkout -q --detach "$full"
+else
   rm -rf "$root/src/facilitator"
   mkdir -p "$root/src"
   git clone -q "$here" "$root/src/facilitator"
   git -C "$root/src/facilitator" checkout -q "$full"
 fi
 commit="${full:0:7}"
-git -C "$here" diff --quiet "$full" HEAD -- benchmarks/fresh-root/run.sh \
-  || commit="$commit (driver as at $(git -C "$here" rev-parse --short HEAD))"
 
 for fs in proc sys dev; do
   mountpoint -q "$root/$fs" || mount --bind "/$fs" "$root/$fs"
@@ -189,6 +186,7 @@ else
   summary="$(python3 "$here/benchmarks/fresh-root/split.py" run "$keep" "$inner" "$shards" \
     "$here/benchmarks/$machine/durations.txt" "$root" -- "${pytest_args[@]}" -- "${root_cmd[@]}")"
   status=$?
+  commit="$(python3 "$here/benchmarks/fresh-root/split.py" commits "$keep")"
   cat "$root$inner"/shard-*.log >> "$log" 2>/dev/null
 fi
 set -e

@@ -1,8 +1,10 @@
 """Run the test files in shards side by side, in chunks that a later sitting can resume.
 
     python3 split.py run KEEP INNER SHARDS DURATIONS ROOT-DIR -- PYTEST-ARGS... -- IN-ROOT-COMMAND...
+    python3 split.py resume KEEP PROJECT
+    python3 split.py commits KEEP
 
-fresh-root/run.sh calls ``run``.  Round robin in collection order left one emulated shard
+fresh-root/run.sh calls them.  Round robin in collection order left one emulated shard
 with every heavy voice test while the other sat idle.  So the test files are cut into
 chunks of about ten minutes by the times of earlier runs, kept in DURATIONS (a line per
 test file: seconds, a space, the path; a file with no time on record counts as the median),
@@ -15,10 +17,19 @@ cut off (the machine's session ends, and may take the root with it) loses only t
 it was in, and the next sitting, at the same commit and in the same root or a fresh one,
 runs those not done.  Inside the root, INNER holds the JUnit reports and the shards' logs
 (ROOT-DIR/INNER on the host).  Host Python, standard library only: it runs outside the root.
+
+``resume`` lets a later sitting go on at the project's HEAD when HEAD differs from the
+commit each done chunk was run at only in what cannot change that chunk's result: the
+results, times and chunk records, the docs, this driver, and the test files of other
+chunks.  A done chunk whose own test files changed is run again at HEAD; anything else
+(the package, grammars, content, the lock, a conftest or a test's support module, a test
+file the plan does not hold) makes the whole run start again.  Each done chunk records
+the commit it ran at, and ``commits`` says which commits the results line adds up.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import queue
 import re
@@ -29,11 +40,15 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 CHUNK_SECONDS = 600.0
 CHUNK_FILES = 6
 SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped)\b")
+# what a sitting may change without touching any chunk's result (fnmatch: "*" crosses "/")
+HARNESS = ("benchmarks/*/results.txt", "benchmarks/*/durations.txt", "benchmarks/*/chunks/*", "*.md", "docs/*",
+           "benchmarks/fresh-root/run.sh", "benchmarks/fresh-root/split.py", "benchmarks/aarch64/run.sh")
 
 
 def read_times(path: Path) -> dict[str, float]:
@@ -114,6 +129,7 @@ def chunk_queue(chunk_list: list[dict[str, object]], keep: Path) -> queue.Simple
 
 def run_shard(k: int, left: queue.SimpleQueue[dict[str, object]], keep: Path, inner: str, host_inner: Path,
               sitting: int, pytest_args: list[str], in_root: list[str]) -> None:
+    commit = (keep / "commit").read_text(encoding="utf-8").strip()   # what the root's clone is at
     while True:
         try:
             chunk = left.get_nowait()
@@ -131,6 +147,7 @@ def run_shard(k: int, left: queue.SimpleQueue[dict[str, object]], keep: Path, in
         lines = [line for line in proc.stdout.splitlines() if SUMMARY.search(line)]
         if lines:      # pytest ran to its end: the chunk is done, passed or not
             record = {"status": proc.returncode, "summary": lines[-1].strip("= "), "sitting": sitting,
+                      "commit": commit,
                       "ended": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
                       "times": junit_times([host_inner / f"{cid}.xml"])}
             (keep / f"{cid}.done").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",
@@ -173,14 +190,99 @@ def run(keep: Path, inner: str, shards: int, durations: Path, root: Path, pytest
     return failed[0] if failed else (3 if missing else 0)
 
 
+def to_rerun(changed: list[str], chunk_list: list[dict[str, object]]) -> tuple[set[str], list[str]]:
+    """For the paths that changed since a done chunk's commit: the chunks whose own test files
+    changed (run again), and the paths that may change no chunk's result (the whole run
+    starts again if there is one)."""
+    owner = {str(f): str(c["id"]) for c in chunk_list for f in c["files"]}  # type: ignore[attr-defined]
+    rerun: set[str] = set()
+    refused: list[str] = []
+    for path in changed:
+        if path in owner:
+            rerun.add(owner[path])
+        elif not any(fnmatch.fnmatch(path, pattern) for pattern in HARNESS):
+            refused.append(path)
+    return rerun, refused
+
+
+def git(project: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def resume(keep: Path, head: str, changed_since: Callable[[str], list[str]]) -> int:
+    """Move a cut-off run on to the project's ``head`` (see the module's doc): each done chunk
+    is kept, or run again at ``head`` where its own test files changed; 2 where the run cannot
+    go on.  ``changed_since(commit)`` names the paths that differ between commit and head."""
+    if not (keep / "commit").exists() or not (keep / "plan.json").exists():
+        print(f"there is no cut-off sharded run to resume ({keep.name} has no plan)", file=sys.stderr)
+        return 2
+    was = (keep / "commit").read_text(encoding="utf-8").strip()
+    chunk_list = list(json.loads((keep / "plan.json").read_text(encoding="utf-8")))
+    done = {str(c["id"]): keep / f"{c['id']}.done" for c in chunk_list if (keep / f"{c['id']}.done").exists()}
+    records = {cid: json.loads(path.read_text(encoding="utf-8")) for cid, path in done.items()}
+    again: set[str] = set()
+    for commit in sorted({str(r.get("commit", was)) for r in records.values()} | {was}):
+        if commit == head:
+            continue
+        rerun, refused = to_rerun(changed_since(commit), chunk_list)
+        if refused:
+            shown = ", ".join(refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
+            print(f"the project has changed since the cut-off run at {commit[:7]} ({shown}): "
+                  "run again without --resume", file=sys.stderr)
+            return 2
+        again |= {cid for cid in rerun if str(records.get(cid, {}).get("commit", was)) == commit}
+    for cid, record in records.items():
+        if cid in again:
+            done[cid].unlink()
+        elif "commit" not in record:   # run before chunks recorded their commit: at the run's commit
+            record["commit"] = was
+            done[cid].write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (keep / "commit").write_text(head + "\n", encoding="utf-8")
+    if again:
+        print(f"chunk(s) {', '.join(sorted(again))} run again at {head[:7]}: their test files changed",
+              file=sys.stderr)
+    return 0
+
+
+def commits(keep: Path) -> str:
+    """The commit of the results line: the run's, and how many chunks were done at earlier ones."""
+    head = (keep / "commit").read_text(encoding="utf-8").strip()
+    chunk_list = list(json.loads((keep / "plan.json").read_text(encoding="utf-8")))
+    earlier: dict[str, int] = {}
+    for c in chunk_list:
+        path = keep / f"{c['id']}.done"
+        if path.exists():
+            commit = str(json.loads(path.read_text(encoding="utf-8")).get("commit", head))
+            if commit != head:
+                earlier[commit] = earlier.get(commit, 0) + 1
+    if not earlier:
+        return head[:7]
+    if len(earlier) == 1:
+        ((commit, n),) = earlier.items()
+        return (f"{head[:7]} ({n} of {len(chunk_list)} chunks done at {commit[:7]}, which differs from it only "
+                "in the other chunks' test files, docs and the driver)")
+    at = ", ".join(f"{n} at {c[:7]}" for c, n in sorted(earlier.items()))
+    return (f"{head[:7]} ({sum(earlier.values())} of {len(chunk_list)} chunks done earlier: {at}; each differs "
+            "from it only in the other chunks' test files, docs and the driver)")
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["resume"] and len(argv) == 3:
+        project = Path(argv[2])
+        head = git(project, "rev-parse", "HEAD").strip()
+        return resume(Path(argv[1]), head, lambda commit: [
+            line for line in git(project, "diff", "--name-only", commit, head).splitlines() if line])
+    if argv[:1] == ["commits"] and len(argv) == 2:
+        print(commits(Path(argv[1])))
+        return 0
     if argv[:1] == ["run"] and argv.count("--") == 2 and argv.index("--") == 6:
         first = argv.index("--")
         second = argv.index("--", first + 1)
         keep, inner, shards, durations, root = argv[1:first]
         return run(Path(keep), inner, int(shards), Path(durations), Path(root), argv[first + 1:second],
                    argv[second + 1:])
-    print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+    print("\n".join(line.strip() for line in __doc__.strip().splitlines()[2:5]), file=sys.stderr)
     return 2
 
 

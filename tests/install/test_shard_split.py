@@ -50,6 +50,7 @@ def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done_even_in_
     keep.mkdir(parents=True)
     root = tmp_path / "root"                                 # a fresh root: nothing of the earlier one
     (keep / "files.txt").write_text("tests/test_a.py\ntests/test_b.py\n")
+    (keep / "commit").write_text("c" * 40 + "\n")
     ran: list[list[str]] = []
 
     def fake_run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
@@ -75,8 +76,8 @@ def test_a_resumed_run_keeps_its_plan_and_runs_only_the_chunks_not_done_even_in_
     assert ran[0][:2] == ["chroot", "x"] and ran[0][2] in {"HOME=/root/shard-0", "HOME=/root/shard-1"}
     assert "--junitxml=/src/run/001.xml" in ran[0][-1]
     done = json.loads((keep / "001.done").read_text())
-    assert (done["status"], done["summary"], done["sitting"], done["times"]) == (
-        0, "2 passed in 1.0s", 2, {"tests/test_b.py": 410.0})
+    assert (done["status"], done["summary"], done["sitting"], done["times"], done["commit"]) == (
+        0, "2 passed in 1.0s", 2, {"tests/test_b.py": 410.0}, "c" * 40)
     assert (keep / "sittings").read_text().strip() == "2"
     assert "2 passed" in (root / "src" / "run" / f"shard-{ran[0][2][-1]}.log").read_text()
     # the times of every done chunk, of this sitting and the earlier one, are the next plan's
@@ -90,6 +91,7 @@ def test_a_chunk_cut_off_before_its_summary_is_not_done(tmp_path: Path, monkeypa
     keep = tmp_path / "chunks"
     keep.mkdir()
     (keep / "files.txt").write_text("tests/a.py\n")
+    (keep / "commit").write_text("c" * 40 + "\n")
     monkeypatch.setattr(split.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, -9, "...."))
     assert split.run(keep, "/src/run", 1, tmp_path / "durations.txt", tmp_path / "root", [], ["chroot", "x"]) == 3
     assert not (keep / "000.done").exists()
@@ -100,7 +102,71 @@ def test_a_failed_chunk_is_done_and_its_status_is_the_runs(tmp_path: Path, monke
     keep = tmp_path / "chunks"
     keep.mkdir()
     (keep / "files.txt").write_text("tests/a.py\n")
+    (keep / "commit").write_text("c" * 40 + "\n")
     monkeypatch.setattr(split.subprocess, "run",
                         lambda command, **_: subprocess.CompletedProcess(command, 1, "F.\n1 failed, 1 passed in 2s\n"))
     assert split.run(keep, "/src/run", 1, tmp_path / "durations.txt", tmp_path / "root", [], ["chroot", "x"]) == 1
     assert json.loads((keep / "000.done").read_text())["summary"] == "1 failed, 1 passed in 2s"
+
+
+PLAN = [{"id": "000", "files": ["tests/test_slow.py"]},
+        {"id": "001", "files": ["tests/two_windows/test_recognize.py", "tests/two_windows/test_teams.py"]}]
+
+
+def test_a_changed_test_file_runs_its_chunk_again_and_a_changed_package_or_support_file_runs_nothing() -> None:
+    split = module()
+    rerun, refused = split.to_rerun(["tests/two_windows/test_recognize.py", "README.md", "docs/table-service.md",
+                                     "benchmarks/aarch64/results.txt", "benchmarks/aarch64/chunks/001.done",
+                                     "benchmarks/fresh-root/run.sh"], PLAN)
+    assert (rerun, refused) == ({"001"}, [])
+    # the package, the lock, a conftest, a test's support module, a test file the plan lacks
+    for path in ["facilitator/speech/hybrid.py", "requirements/lock-aarch64.txt", "tests/conftest.py",
+                 "tests/support/clips.py", "tests/test_new.py", "grammars/two_windows.jsgf"]:
+        assert split.to_rerun([path], PLAN) == (set(), [path])
+
+
+def _kept_run(keep: Path, commit: str) -> None:
+    keep.mkdir(parents=True)
+    (keep / "plan.json").write_text(json.dumps(PLAN))
+    (keep / "commit").write_text(commit + "\n")
+    for cid, status in [("000", 0), ("001", 1)]:   # done before chunks recorded their commit
+        (keep / f"{cid}.done").write_text(json.dumps({"status": status, "summary": "1 passed", "sitting": 1}))
+
+
+def test_a_resume_at_a_new_head_reruns_the_chunks_whose_tests_changed_and_the_line_names_both_commits(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    split = module()
+    keep = tmp_path / "chunks"
+    old, new = "a" * 40, "b" * 40
+    _kept_run(keep, old)
+    asked: list[str] = []
+
+    def changed_since(commit: str) -> list[str]:
+        asked.append(commit)
+        return ["tests/two_windows/test_recognize.py", "README.md"]
+
+    assert split.resume(keep, new, changed_since) == 0
+    assert asked == [old]
+    assert not (keep / "001.done").exists()                      # its test changed: run again at HEAD
+    assert json.loads((keep / "000.done").read_text())["commit"] == old   # kept, with the commit it ran at
+    assert (keep / "commit").read_text().strip() == new
+    assert "001" in capsys.readouterr().err
+    assert split.commits(keep) == (f"{new[:7]} (1 of 2 chunks done at {old[:7]}, which differs from it "
+                                   "only in the other chunks' test files, docs and the driver)")
+    # once chunk 001 is done at HEAD, a further resume at the same HEAD keeps both
+    (keep / "001.done").write_text(json.dumps({"status": 0, "summary": "2 passed", "sitting": 2, "commit": new}))
+    assert split.resume(keep, new, changed_since) == 0
+    assert sorted(p.name for p in keep.glob("*.done")) == ["000.done", "001.done"]
+
+
+def test_a_resume_after_the_package_changed_is_refused_and_keeps_every_record(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    split = module()
+    keep = tmp_path / "chunks"
+    old = "a" * 40
+    _kept_run(keep, old)
+    before = {p.name: p.read_text() for p in keep.iterdir()}
+    assert split.resume(keep, "b" * 40, lambda _: ["tests/two_windows/test_teams.py", "facilitator/log.py"]) == 2
+    assert "facilitator/log.py" in capsys.readouterr().err
+    assert {p.name: p.read_text() for p in keep.iterdir()} == before
+    assert split.commits(keep) == old[:7]
