@@ -19,11 +19,12 @@ runs those not done.  Inside the root, INNER holds the JUnit reports and the sha
 (ROOT-DIR/INNER on the host).  Host Python, standard library only: it runs outside the root.
 
 ``resume`` lets a later sitting go on at the project's HEAD when HEAD differs from the
-commit each done chunk was run at only in what cannot change that chunk's result: the
-results, times and chunk records, the docs, this driver, and the test files of other
-chunks.  A done chunk whose own test files changed is run again at HEAD; anything else
-(the package, grammars, content, the lock, a conftest or a test's support module, a test
-file the plan does not hold) makes the whole run start again.  Each done chunk records
+commit each done chunk was run at only in the run's records (results, times, chunks), the
+docs, this driver, and test files the plan holds.  A done chunk is run again at HEAD if one
+of its test files changed, or names a changed doc or driver file (a test may read the
+README or split.py); anything else (the package, grammars, content, the lock, a conftest
+or a test's support module, a test file the plan does not hold) makes the whole run start
+again.  Each done chunk records
 the commit it ran at, and ``commits`` says which commits the results line adds up.
 """
 
@@ -46,9 +47,13 @@ from pathlib import Path
 CHUNK_SECONDS = 600.0
 CHUNK_FILES = 6
 SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped)\b")
-# what a sitting may change without touching any chunk's result (fnmatch: "*" crosses "/")
-HARNESS = ("benchmarks/*/results.txt", "benchmarks/*/durations.txt", "benchmarks/*/chunks/*", "*.md", "docs/*",
-           "benchmarks/fresh-root/run.sh", "benchmarks/fresh-root/split.py", "benchmarks/aarch64/run.sh")
+# what a sitting may change and keep its done chunks (fnmatch: "*" crosses "/"): the run's own
+# records, which only this driver reads; and the docs and the driver, which a test may read
+# (the README's tables, docs/settings.md, split.py itself), so a chunk whose test files name
+# a changed one by its file name runs again
+RECORDS = ("benchmarks/*/results.txt", "benchmarks/*/durations.txt", "benchmarks/*/chunks/*")
+NAMED = ("*.md", "docs/*", "benchmarks/fresh-root/run.sh", "benchmarks/fresh-root/split.py",
+         "benchmarks/aarch64/run.sh")
 
 
 def read_times(path: Path) -> dict[str, float]:
@@ -190,19 +195,36 @@ def run(keep: Path, inner: str, shards: int, durations: Path, root: Path, pytest
     return failed[0] if failed else (3 if missing else 0)
 
 
-def to_rerun(changed: list[str], chunk_list: list[dict[str, object]]) -> tuple[set[str], list[str]]:
-    """For the paths that changed since a done chunk's commit: the chunks whose own test files
-    changed (run again), and the paths that may change no chunk's result (the whole run
-    starts again if there is one)."""
+def to_rerun(changed: list[str], chunk_list: list[dict[str, object]],
+             sources: dict[str, str]) -> tuple[set[str], list[str]]:
+    """For the paths that changed since a done chunk's commit: the chunks to run again (those
+    holding a changed test file, or a test file whose text, in ``sources``, names a changed
+    doc or driver file), and the paths no resume may step over (the whole run starts again)."""
     owner = {str(f): str(c["id"]) for c in chunk_list for f in c["files"]}  # type: ignore[attr-defined]
     rerun: set[str] = set()
     refused: list[str] = []
     for path in changed:
         if path in owner:
             rerun.add(owner[path])
-        elif not any(fnmatch.fnmatch(path, pattern) for pattern in HARNESS):
+        elif any(fnmatch.fnmatch(path, pattern) for pattern in NAMED):
+            name = path.rsplit("/", 1)[-1]
+            rerun |= {owner[test] for test, text in sources.items() if test in owner and name in text}
+        elif not any(fnmatch.fnmatch(path, pattern) for pattern in RECORDS):
             refused.append(path)
     return rerun, refused
+
+
+def done_records(keep: Path) -> tuple[list[dict[str, object]], dict[str, dict[str, object]]]:
+    """The plan, and each done chunk's record with the commit it ran at (a chunk done before
+    chunks recorded their commit ran at the run's)."""
+    run_commit = (keep / "commit").read_text(encoding="utf-8").strip()
+    chunk_list = list(json.loads((keep / "plan.json").read_text(encoding="utf-8")))
+    records: dict[str, dict[str, object]] = {}
+    for c in chunk_list:
+        path = keep / f"{c['id']}.done"
+        if path.exists():
+            records[str(c["id"])] = {"commit": run_commit, **json.loads(path.read_text(encoding="utf-8"))}
+    return chunk_list, records
 
 
 def git(project: Path, *args: str) -> str:
@@ -210,37 +232,35 @@ def git(project: Path, *args: str) -> str:
                           text=True).stdout
 
 
-def resume(keep: Path, head: str, changed_since: Callable[[str], list[str]]) -> int:
+def resume(keep: Path, head: str, changed_since: Callable[[str], list[str]],
+           sources: Callable[[], dict[str, str]]) -> int:
     """Move a cut-off run on to the project's ``head`` (see the module's doc): each done chunk
-    is kept, or run again at ``head`` where its own test files changed; 2 where the run cannot
-    go on.  ``changed_since(commit)`` names the paths that differ between commit and head."""
+    is kept, or run again at ``head`` where what its tests read changed; 2 where the run cannot
+    go on.  ``changed_since(commit)`` names the paths that differ between commit and head;
+    ``sources()`` gives the text of each test file at head."""
     if not (keep / "commit").exists() or not (keep / "plan.json").exists():
         print(f"there is no cut-off sharded run to resume ({keep.name} has no plan)", file=sys.stderr)
         return 2
-    was = (keep / "commit").read_text(encoding="utf-8").strip()
-    chunk_list = list(json.loads((keep / "plan.json").read_text(encoding="utf-8")))
-    done = {str(c["id"]): keep / f"{c['id']}.done" for c in chunk_list if (keep / f"{c['id']}.done").exists()}
-    records = {cid: json.loads(path.read_text(encoding="utf-8")) for cid, path in done.items()}
+    chunk_list, records = done_records(keep)
+    texts = sources()
     again: set[str] = set()
-    for commit in sorted({str(r.get("commit", was)) for r in records.values()} | {was}):
-        if commit == head:
-            continue
-        rerun, refused = to_rerun(changed_since(commit), chunk_list)
+    for commit in sorted({str(r["commit"]) for r in records.values()} - {head}):
+        rerun, refused = to_rerun(changed_since(commit), chunk_list, texts)
         if refused:
             shown = ", ".join(refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
             print(f"the project has changed since the cut-off run at {commit[:7]} ({shown}): "
                   "run again without --resume", file=sys.stderr)
             return 2
-        again |= {cid for cid in rerun if str(records.get(cid, {}).get("commit", was)) == commit}
+        again |= {cid for cid in rerun if cid in records and records[cid]["commit"] == commit}
     for cid, record in records.items():
+        path = keep / f"{cid}.done"
         if cid in again:
-            done[cid].unlink()
-        elif "commit" not in record:   # run before chunks recorded their commit: at the run's commit
-            record["commit"] = was
-            done[cid].write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            path.unlink()
+        else:   # written out with its commit, which an older record may lack
+            path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (keep / "commit").write_text(head + "\n", encoding="utf-8")
     if again:
-        print(f"chunk(s) {', '.join(sorted(again))} run again at {head[:7]}: their test files changed",
+        print(f"chunk(s) {', '.join(sorted(again))} run again at {head[:7]}: what their tests read changed",
               file=sys.stderr)
     return 0
 
@@ -248,31 +268,36 @@ def resume(keep: Path, head: str, changed_since: Callable[[str], list[str]]) -> 
 def commits(keep: Path) -> str:
     """The commit of the results line: the run's, and how many chunks were done at earlier ones."""
     head = (keep / "commit").read_text(encoding="utf-8").strip()
-    chunk_list = list(json.loads((keep / "plan.json").read_text(encoding="utf-8")))
+    chunk_list, records = done_records(keep)
     earlier: dict[str, int] = {}
-    for c in chunk_list:
-        path = keep / f"{c['id']}.done"
-        if path.exists():
-            commit = str(json.loads(path.read_text(encoding="utf-8")).get("commit", head))
-            if commit != head:
-                earlier[commit] = earlier.get(commit, 0) + 1
+    for record in records.values():
+        if record["commit"] != head:
+            earlier[str(record["commit"])] = earlier.get(str(record["commit"]), 0) + 1
     if not earlier:
         return head[:7]
-    if len(earlier) == 1:
-        ((commit, n),) = earlier.items()
-        return (f"{head[:7]} ({n} of {len(chunk_list)} chunks done at {commit[:7]}, which differs from it only "
-                "in the other chunks' test files, docs and the driver)")
     at = ", ".join(f"{n} at {c[:7]}" for c, n in sorted(earlier.items()))
-    return (f"{head[:7]} ({sum(earlier.values())} of {len(chunk_list)} chunks done earlier: {at}; each differs "
-            "from it only in the other chunks' test files, docs and the driver)")
+    return (f"{head[:7]} ({sum(earlier.values())} of {len(chunk_list)} chunks done at earlier commits ({at}), "
+            "which differ from it in nothing their tests read)")
+
+
+def resume_at_head(keep: Path, project: Path) -> int:
+    """``resume`` at the project's HEAD, with git telling what changed and what the tests say."""
+    head = git(project, "rev-parse", "HEAD").strip()
+
+    def changed_since(commit: str) -> list[str]:
+        return [line for line in git(project, "diff", "--name-only", commit, head).splitlines() if line]
+
+    def sources() -> dict[str, str]:
+        planned = [str(f) for c in json.loads((keep / "plan.json").read_text(encoding="utf-8")) for f in c["files"]]
+        tracked = set(git(project, "ls-tree", "-r", "--name-only", head).splitlines())
+        return {f: git(project, "show", f"{head}:{f}") for f in planned if f in tracked}
+
+    return resume(keep, head, changed_since, sources)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["resume"] and len(argv) == 3:
-        project = Path(argv[2])
-        head = git(project, "rev-parse", "HEAD").strip()
-        return resume(Path(argv[1]), head, lambda commit: [
-            line for line in git(project, "diff", "--name-only", commit, head).splitlines() if line])
+        return resume_at_head(Path(argv[1]), Path(argv[2]))
     if argv[:1] == ["commits"] and len(argv) == 2:
         print(commits(Path(argv[1])))
         return 0

@@ -110,26 +110,34 @@ def test_a_failed_chunk_is_done_and_its_status_is_the_runs(tmp_path: Path, monke
 
 
 PLAN = [{"id": "000", "files": ["tests/test_slow.py"]},
-        {"id": "001", "files": ["tests/two_windows/test_recognize.py", "tests/two_windows/test_teams.py"]}]
+        {"id": "001", "files": ["tests/two_windows/test_recognize.py", "tests/two_windows/test_teams.py"]},
+        {"id": "002", "files": ["tests/transcripts/test_transcripts.py"]}]
+SOURCES = {"tests/test_slow.py": "def test_slow(): ...",
+           "tests/two_windows/test_recognize.py": "# see docs/speech.md",
+           "tests/two_windows/test_teams.py": "",
+           "tests/transcripts/test_transcripts.py": 'readme = (ROOT / "README.md").read_text()'}
 
 
-def test_a_changed_test_file_runs_its_chunk_again_and_a_changed_package_or_support_file_runs_nothing() -> None:
+def test_a_changed_test_file_or_a_doc_its_test_names_runs_its_chunk_again_and_a_package_file_refuses() -> None:
     split = module()
-    rerun, refused = split.to_rerun(["tests/two_windows/test_recognize.py", "README.md", "docs/table-service.md",
+    rerun, refused = split.to_rerun(["tests/two_windows/test_teams.py", "docs/table-service.md",
                                      "benchmarks/aarch64/results.txt", "benchmarks/aarch64/chunks/001.done",
-                                     "benchmarks/fresh-root/run.sh"], PLAN)
-    assert (rerun, refused) == ({"001"}, [])
+                                     "benchmarks/aarch64/durations.txt"], PLAN, SOURCES)
+    assert (rerun, refused) == ({"001"}, [])   # a changed test file; docs and records no test names
+    # a doc (or the driver) that a test reads runs that test's chunk again
+    assert split.to_rerun(["README.md"], PLAN, SOURCES) == ({"002"}, [])
+    assert split.to_rerun(["docs/speech.md", "benchmarks/fresh-root/run.sh"], PLAN, SOURCES) == ({"001"}, [])
     # the package, the lock, a conftest, a test's support module, a test file the plan lacks
     for path in ["facilitator/speech/hybrid.py", "requirements/lock-aarch64.txt", "tests/conftest.py",
-                 "tests/support/clips.py", "tests/test_new.py", "grammars/two_windows.jsgf"]:
-        assert split.to_rerun([path], PLAN) == (set(), [path])
+                 "tests/support.py", "tests/test_new.py", "grammars/two_windows.jsgf"]:
+        assert split.to_rerun([path], PLAN, SOURCES) == (set(), [path])
 
 
 def _kept_run(keep: Path, commit: str) -> None:
     keep.mkdir(parents=True)
     (keep / "plan.json").write_text(json.dumps(PLAN))
     (keep / "commit").write_text(commit + "\n")
-    for cid, status in [("000", 0), ("001", 1)]:   # done before chunks recorded their commit
+    for cid, status in [("000", 0), ("001", 1)]:   # done before chunks recorded their commit; 002 not done
         (keep / f"{cid}.done").write_text(json.dumps({"status": status, "summary": "1 passed", "sitting": 1}))
 
 
@@ -145,17 +153,18 @@ def test_a_resume_at_a_new_head_reruns_the_chunks_whose_tests_changed_and_the_li
         asked.append(commit)
         return ["tests/two_windows/test_recognize.py", "README.md"]
 
-    assert split.resume(keep, new, changed_since) == 0
+    assert split.resume(keep, new, changed_since, lambda: SOURCES) == 0
     assert asked == [old]
     assert not (keep / "001.done").exists()                      # its test changed: run again at HEAD
     assert json.loads((keep / "000.done").read_text())["commit"] == old   # kept, with the commit it ran at
     assert (keep / "commit").read_text().strip() == new
-    assert "001" in capsys.readouterr().err
-    assert split.commits(keep) == (f"{new[:7]} (1 of 2 chunks done at {old[:7]}, which differs from it "
-                                   "only in the other chunks' test files, docs and the driver)")
+    # 002 reads the README but was never done: it is run, not "run again"
+    assert "chunk(s) 001 run again" in capsys.readouterr().err
+    assert split.commits(keep) == (f"{new[:7]} (1 of 3 chunks done at earlier commits (1 at {old[:7]}), "
+                                   "which differ from it in nothing their tests read)")
     # once chunk 001 is done at HEAD, a further resume at the same HEAD keeps both
     (keep / "001.done").write_text(json.dumps({"status": 0, "summary": "2 passed", "sitting": 2, "commit": new}))
-    assert split.resume(keep, new, changed_since) == 0
+    assert split.resume(keep, new, changed_since, lambda: SOURCES) == 0
     assert sorted(p.name for p in keep.glob("*.done")) == ["000.done", "001.done"]
 
 
@@ -166,7 +175,8 @@ def test_a_resume_after_the_package_changed_is_refused_and_keeps_every_record(
     old = "a" * 40
     _kept_run(keep, old)
     before = {p.name: p.read_text() for p in keep.iterdir()}
-    assert split.resume(keep, "b" * 40, lambda _: ["tests/two_windows/test_teams.py", "facilitator/log.py"]) == 2
+    assert split.resume(keep, "b" * 40, lambda _: ["tests/two_windows/test_teams.py", "facilitator/log.py"],
+                        lambda: SOURCES) == 2
     assert "facilitator/log.py" in capsys.readouterr().err
     assert {p.name: p.read_text() for p in keep.iterdir()} == before
     assert split.commits(keep) == old[:7]
