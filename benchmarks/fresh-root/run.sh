@@ -24,8 +24,8 @@
 # takes longer than one sitting) goes on with --resume: in the same root, or in a fresh
 # one if the root was lost with the sitting, it runs the chunks not yet done, and when the
 # last is done the results line adds up every chunk.  It goes on at HEAD if HEAD changed
-# only the results, docs, this driver or test files (the chunks holding those run again);
-# the results line names each commit its chunks ran at.
+# only the results, docs, this driver or test files (the chunks whose tests changed, or
+# name a changed doc, run again); the results line names each commit its chunks ran at.
 # Not part of .ci/run: it takes 20 minutes natively and, under emulation in 2 shards, more
 # than one sitting (the golden Whisper pins and the voice demo alone take 2 hours each).
 set -euo pipefail
@@ -104,8 +104,9 @@ cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 
 # A fresh clone of the committed project.  With --resume the run goes on at HEAD where HEAD
 # differs from the commit of each done chunk only in what split.py's resume allows (the
-# results, docs, this driver, other chunks' test files); a done chunk whose own test files
-# changed is run again.  The root's clone, if kept, is moved on to HEAD (its .venv stays).
+# run's records, docs, this driver, test files the plan holds); a done chunk runs again if
+# one of its test files changed or names a changed doc or driver file.  The root's clone,
+# if kept, is moved on to HEAD (its .venv stays).
 inner=/src/run                       # in the root: the chunks' JUnit reports and logs
 keep="$here/benchmarks/$machine/chunks"   # in the project: the plan and the done chunks
 full="$(git -C "$here" rev-parse HEAD)"
