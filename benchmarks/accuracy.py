@@ -26,10 +26,10 @@ from typing import Any
 from facilitator.command import Command
 from facilitator.games import find_game
 from facilitator.grammar import Grammar, load_grammar
-from facilitator.speech.audio import read_wav
+from facilitator.speech.audio.devices import read_wav
 from facilitator.speech.base import RecognitionGrammar
-from facilitator.speech.grammar_build import recognition_grammar
-from facilitator.speech.loop import CONFIRM_INTENTS
+from facilitator.speech.engines.grammar_build import recognition_grammar
+from facilitator.speech.loop.listen import CONFIRM_INTENTS
 
 from .corpus import GAMES, Clip, babble_tracks, mix
 
@@ -90,7 +90,7 @@ _worker: dict[str, Any] = {}
 
 
 def _init(directory: str, clips: list[Clip], options: dict[str, Any]) -> None:
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
     _worker["dir"] = Path(directory)
     _worker["clips"] = clips

@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 from facilitator.command import Command
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav
-from facilitator.speech.grammar_build import recognition_grammar
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import recognition_grammar
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
 CHATTER = [
     "pass me the dice", "is it your turn or mine", "whose go is it", "i think it is north",

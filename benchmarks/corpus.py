@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:
 from facilitator.command import Command
 from facilitator.games import find_game
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav, write_wav
+from facilitator.speech.audio.devices import read_wav, write_wav
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: voices the recognizer was tuned on (golden clips, held-out runs of the speech work)

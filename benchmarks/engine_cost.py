@@ -47,9 +47,9 @@ def peak_rss_mb(mode: str, files: list[Path]) -> float:
 def decode_times(files: list[Path]) -> dict[str, list[float]]:
     """Wall and CPU seconds (all of the process's threads) per utterance, per engine setting."""
     from facilitator.grammar import load_grammar
-    from facilitator.speech.audio import read_wav
-    from facilitator.speech.grammar_build import recognition_grammar
-    from facilitator.speech.hybrid import HybridRecognizer
+    from facilitator.speech.audio.devices import read_wav
+    from facilitator.speech.engines.grammar_build import recognition_grammar
+    from facilitator.speech.engines.hybrid import HybridRecognizer
 
     grammar = recognition_grammar(load_grammar("compass-code"))
     hybrid = HybridRecognizer("always")

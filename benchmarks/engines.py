@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus
-from facilitator.speech.audio import read_wav
+from facilitator.speech.audio.devices import read_wav
 
 CONDITIONS = ("clean", "babble-20", "babble-10", "babble-5", "white-10")
 QUICK_CONDITIONS = ("clean", "babble-10", "babble-5", "white-10")
@@ -50,9 +50,9 @@ _w: dict[str, Any] = {}
 def _init(directory: str, clips: list[corpus.Clip], reused: str | None = None) -> None:
     from facilitator.games import find_game
     from facilitator.grammar import load_grammar
-    from facilitator.speech.grammar_build import recognition_grammar
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-    from facilitator.speech.whisper_engine import WhisperRecognizer
+    from facilitator.speech.engines.grammar_build import recognition_grammar
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.whisper_engine import WhisperRecognizer
 
     _w["dir"] = Path(directory)
     _w["clips"] = clips
@@ -135,8 +135,8 @@ def decisions(rows: list[dict[str, Any]], limits: Any = None) -> dict[str, list[
     from facilitator.command import Command
     from facilitator.games import find_game
     from facilitator.grammar import load_grammar
-    from facilitator.speech.grammar_build import recognition_grammar
-    from facilitator.speech.hybrid import Scores, decide
+    from facilitator.speech.engines.grammar_build import recognition_grammar
+    from facilitator.speech.engines.hybrid import Scores, decide
 
     parse_cache: dict[tuple[str, str], str] = {}
     commands = {game: recognition_grammar(load_grammar(game), lists=find_game(game).recognition_lists() or None
@@ -150,7 +150,7 @@ def decisions(rows: list[dict[str, Any]], limits: Any = None) -> dict[str, list[
             parse_cache[key] = parsed.canonical if isinstance(parsed, Command) else ""
         return parse_cache[key]
 
-    from facilitator.speech.hybrid import DEFAULT
+    from facilitator.speech.engines.hybrid import DEFAULT
 
     limits = limits or DEFAULT
     out: dict[str, list[tuple[dict[str, Any], str, bool]]] = defaultdict(list)

@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from facilitator.demo import CREW_VOICES, Crew, spoken_voyage
 from facilitator.session import Session
+from facilitator.speech.audio.mix import DemoSpeaker
+from facilitator.speech.audio.spoken_crew import Line
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, Recognizer, VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopState
-from facilitator.speech.mix import DemoSpeaker
-from facilitator.speech.recognize import make_recognizer
-from facilitator.speech.spoken_crew import Line
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.loop.listen import ListenLoop, LoopState
 
 CHATTER = ("pass the crisps please", "ha ha ha that was close", "hmm I think it's north",
            "who wants another drink", "I told you it was east", "oh no not again")

@@ -28,7 +28,7 @@ from typing import Any
 
 from facilitator.session import CONTROLS, Reply, Session
 from facilitator.speech.base import Segment
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
 
 MODES = ("ungated", "wake", "push-to-talk held")
 

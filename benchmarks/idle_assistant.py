@@ -67,11 +67,11 @@ class QuietRoom:
 
 def child(seconds: float) -> int:
     from facilitator.lobby import GameStore, Lobby
-    from facilitator.speech import tts
+    from facilitator.speech.audio.endpoint import Endpointer
     from facilitator.speech.base import VoiceSettings
-    from facilitator.speech.endpoint import Endpointer
-    from facilitator.speech.loop import ListenLoop
-    from facilitator.speech.recognize import make_recognizer
+    from facilitator.speech.engines.recognize import make_recognizer
+    from facilitator.speech.loop.listen import ListenLoop
+    from facilitator.speech.voice_out import tts
 
     with tempfile.TemporaryDirectory() as tmp:
         lobby = Lobby(GameStore(Path(tmp) / "data"))

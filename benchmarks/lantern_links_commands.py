@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from facilitator.command import Command
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav
-from facilitator.speech.grammar_build import recognition_grammar
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import recognition_grammar
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
 INTENTS = ("play", "pass", "rewind", "finish", "hands")
 TURN = {"play", "pass", "finish", "hands", "status", "help"}

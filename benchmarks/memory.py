@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from facilitator.speech.audio import read_wav, write_wav
+from facilitator.speech.audio.devices import read_wav, write_wav
 
 from .corpus import Clip
 

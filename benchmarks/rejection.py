@@ -41,10 +41,10 @@ from benchmarks.session.voices import HELD_OUT_VOICES, TUNING_VOICES, Voices, av
 from facilitator.command import Command
 from facilitator.games import find_game
 from facilitator.grammar import load_grammar
+from facilitator.speech.audio.endpoint import Endpointer
 from facilitator.speech.base import FRAME_BYTES, SAMPLE_RATE, Frame, Segment
-from facilitator.speech.endpoint import Endpointer
-from facilitator.speech.grammar_build import recognition_grammar
-from facilitator.speech.pocketsphinx_engine import (
+from facilitator.speech.engines.grammar_build import recognition_grammar
+from facilitator.speech.engines.pocketsphinx_engine import (
     MAX_DECAY_SECONDS,
     PocketsphinxRecognizer,
     frame_levels,

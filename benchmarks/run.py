@@ -201,7 +201,7 @@ def recognizer_options(items: list[str]) -> dict[str, Any]:
     import inspect
 
     from facilitator.errors import FacilitatorError
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
     own = set(inspect.signature(PocketsphinxRecognizer).parameters)
     options: dict[str, Any] = {}
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = list(accuracy.decode_all(directory, clips, conditions, args.workers, options))
     decoded = time.perf_counter()
 
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
     recognizer = PocketsphinxRecognizer(**options)
     babble = corpus.babble_tracks(directory)

@@ -13,7 +13,7 @@ totals, the current player's tile, the spokesperson's final, the committer's
 commit):
 
 * *right seat*: the command said by the seat it belongs to; a **false refusal**
-  is one the rules of ``facilitator/speech/speakers.py`` refuse or take for a
+  is one the rules of ``facilitator/speech/voices/speakers.py`` refuse or take for a
   stranger (chatter);
 * *wrong seat*: the same line said by each other seat (a neighbour answering for
   the captain); **applied** is one taken (not refused, not chatter);
@@ -52,7 +52,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.session import room
 from benchmarks.session.voices import HELD_OUT_VOICES, Voices, available
-from facilitator.speech.speakers import (
+from facilitator.speech.voices.speakers import (
     DEFAULT,
     Limits,
     identify,
@@ -211,9 +211,9 @@ def cost_mb() -> float:
         "def rss():\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith('VmRSS'): return int(line.split()[1])\n"
-        "import facilitator.speech.speakers\n"
+        "import facilitator.speech.voices.speakers\n"
         "before = rss()\n"
-        "from facilitator.speech.speaker_embed import Embedder\n"
+        "from facilitator.speech.voices.speaker_embed import Embedder\n"
         "e = Embedder(); e.embed_samples(np.zeros(32000, dtype=np.float32) + 0.01)\n"
         "print((rss() - before) / 1024)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", action="store_true", help="choose the thresholds on the tuning voices")
     args = parser.parse_args(argv)
 
-    from facilitator.speech.speaker_embed import Embedder
+    from facilitator.speech.voices.speaker_embed import Embedder
 
     sets: list[tuple[str, tuple[str, ...]]] = [("tuning", TUNING), ("held-out", HELD_OUT)]
     sets += [(f"similar: {a} / {b}", (a, b)) for a, b in SIMILAR_PAIRS]

@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from facilitator.demo import spoken_voyage
 from facilitator.session import Session
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, VoiceSettings
-from facilitator.speech.loop import ListenLoop
-from facilitator.speech.recognize import make_recognizer
-from facilitator.speech.tts import FileSpeaker
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.loop.listen import ListenLoop
+from facilitator.speech.voice_out.tts import FileSpeaker
 
 HELD_OUT_VOICES = ("en-gb-x-rp", "en-us+f2", "en-gb-x-gbclan", "en-us+m5", "en-gb-x-gbcwmd", "en-us+f5")
 

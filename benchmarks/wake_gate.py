@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from facilitator.session import Session
-from facilitator.speech.audio import convert, read_wav
+from facilitator.speech.audio.devices import convert, read_wav
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop
-from facilitator.speech.recognize import make_recognizer
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.loop.listen import ListenLoop
 
 VOICES = ("en-gb-x-rp", "en-us+f2", "en-gb-x-gbclan", "en-us+m5", "en-gb-x-gbcwmd", "en-us+f5",
           "en-gb-scotland", "en-029", "en-us+m3")

@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--practice", action="store_true", default=None,
                       help="two-windows: one round on the practice catalogue")
     play.add_argument("--extra", type=int, help="clover: extra cards at resolution, 1 to 4")
-    from .speech.voice_play import add_arguments as add_voice_arguments
+    from .speech.loop.voice_play import add_arguments as add_voice_arguments
 
     add_voice_arguments(play)
 
@@ -108,7 +108,7 @@ def _play(args: argparse.Namespace) -> int:
     _file_paths(args)
     apply_to_args(load(), args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
-        from .speech import voice_play
+        from .speech.loop import voice_play
 
         voice_play.voice_settings(args)  # bad --rate or --volume fail before the game starts
     if args.data_dir:
@@ -163,7 +163,7 @@ def _run_session(session: Any, reply: Any, args: argparse.Namespace) -> int:
 
         return play_with_screens(session, reply, args)
     if not args.text:
-        from .speech import voice_play
+        from .speech.loop import voice_play
 
         return voice_play.run(session, reply, args)
     textplay.show(reply, sys.stdout)

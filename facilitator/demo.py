@@ -29,10 +29,10 @@ from typing import IO
 from .command import NotRecognized
 from .games.compass_code import ALL_ROUTES, feedback
 from .session import Session
+from .speech.audio.mix import SessionMix
+from .speech.audio.spoken_crew import Line, SpokenCrew
 from .speech.base import Frame, Recognizer, Speaker
-from .speech.loop import ListenLoop, LoopSettings, LoopState, StreamCaptions
-from .speech.mix import SessionMix
-from .speech.spoken_crew import Line, SpokenCrew
+from .speech.loop.listen import ListenLoop, LoopSettings, LoopState, StreamCaptions
 
 
 def best_guess(candidates: list[str]) -> str:
@@ -168,9 +168,9 @@ def spoken_voyage(session: Session, opening: list[str], recognizer: Recognizer, 
     ``watch`` is shown the loop before it starts (benchmarks, tests); ``mix`` gets
     the crew's audio at its stream times (a ``DemoSpeaker`` adds the assistant's);
     a speaker with a ``play`` method plays the crew's lines too."""
+    from .speech.audio.endpoint import Endpointer
     from .speech.base import VoiceSettings
-    from .speech.endpoint import Endpointer
-    from .speech.tts import Synthesizer
+    from .speech.voice_out.tts import Synthesizer
 
     voice = getattr(speaker, "settings", None) or VoiceSettings()
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), LoopSettings())
@@ -222,7 +222,7 @@ class _Mixed:
 def _speaker_device() -> int | None:
     """The sound card's output, or None when there is none (the demo then stays silent)."""
     from .errors import DeviceError
-    from .speech.audio import find_device
+    from .speech.audio.devices import find_device
 
     try:
         return find_device(None, "output")
@@ -233,9 +233,9 @@ def _speaker_device() -> int | None:
 def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
                    speech_dir: Path | None = None, log_path: Path | None = None,
                    mix_path: Path | None = None, use_speaker: bool = True) -> int:
+    from .speech.audio.mix import DemoSpeaker
     from .speech.base import VoiceSettings
-    from .speech.mix import DemoSpeaker
-    from .speech.recognize import make_recognizer
+    from .speech.engines.recognize import make_recognizer
 
     out = out or sys.stdout
     session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)

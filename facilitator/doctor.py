@@ -334,12 +334,12 @@ class SystemMachine:
         self.voice = voice
 
     def devices(self) -> list[dict[str, Any]]:
-        from .speech.audio import list_devices
+        from .speech.audio.devices import list_devices
 
         return list_devices()
 
     def input_rates(self, index: int) -> list[int]:
-        from .speech.audio import _sounddevice
+        from .speech.audio.devices import _sounddevice
 
         sd = _sounddevice()
         rates = []
@@ -352,7 +352,7 @@ class SystemMachine:
         return rates
 
     def levels(self, index: int, seconds: float) -> list[float]:
-        from .speech.audio import MicSource
+        from .speech.audio.devices import MicSource
         from .speech.base import FRAME_MS
 
         mic = MicSource(device=str(index))
@@ -372,8 +372,8 @@ class SystemMachine:
         return out
 
     def play(self, index: int, text: str) -> float:
-        from .speech import tts
         from .speech.base import VoiceSettings
+        from .speech.voice_out import tts
 
         speaker = tts.SoundSpeaker(self.voice or VoiceSettings(), device=str(index))
         try:
@@ -386,8 +386,8 @@ class SystemMachine:
 
     def recognizer(self, vosk_model: Path | None) -> str:
         from .grammar import load_grammar
-        from .speech.grammar_build import recognition_grammar
-        from .speech.recognize import make_recognizer
+        from .speech.engines.grammar_build import recognition_grammar
+        from .speech.engines.recognize import make_recognizer
 
         problems: list[str] = []
         engine = make_recognizer(vosk_model=vosk_model, warn=problems.append)

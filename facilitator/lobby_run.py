@@ -101,8 +101,8 @@ def _say_once(args: argparse.Namespace, sentence: str, out: IO[str]) -> None:
     if args.text:
         return
     try:
-        from .speech import tts
         from .speech.base import VoiceSettings
+        from .speech.voice_out import tts
 
         voice = VoiceSettings()
         speaker: Any = (tts.FileSpeaker(args.speech_out, voice) if args.speech_out is not None
@@ -221,14 +221,14 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
     ``--audio-in FILE.wav`` hears a recording instead of the microphone and
     ``--speech-out DIR`` keeps the speech as WAV files (as ``play`` does)."""
-    from .speech import tts
-    from .speech.audio import MicSource, WavSource, find_device
+    from .speech.audio.devices import MicSource, WavSource, find_device
+    from .speech.audio.endpoint import Endpointer
     from .speech.base import VoiceSettings
-    from .speech.endpoint import Endpointer
-    from .speech.loop import ListenLoop, LoopSettings, StreamCaptions
-    from .speech.recognize import make_recognizer
-    from .speech.voice_play import PrintedOnly, engine_mode, voices_mode
-    from .speech.voice_turns import Embeds, VoiceTurns
+    from .speech.engines.recognize import make_recognizer
+    from .speech.loop.listen import ListenLoop, LoopSettings, StreamCaptions
+    from .speech.loop.voice_play import PrintedOnly, engine_mode, voices_mode
+    from .speech.voice_out import tts
+    from .speech.voices.voice_turns import Embeds, VoiceTurns
 
     voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
@@ -271,11 +271,11 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         screens.hub.dispatch = relay.submit_text
     try:
         if args.push_to_talk:
-            from .speech import push_to_talk
+            from .speech.audio import push_to_talk
 
             stop_ptt = push_to_talk.start(args.push_to_talk, relay)
         elif recording is None and sys.stdin.isatty():
-            from .speech.push_to_talk import read_lines
+            from .speech.audio.push_to_talk import read_lines
 
             read_lines(sys.stdin, relay, tap_on_empty=False)   # typed lines still work
         opening = lobby.opening().public

@@ -124,7 +124,7 @@ class Session:
         self.game_id = ""
         self.pages: list[str] = []          # the rest of the last paged answer
         self._paged_before = False          # the "say go on" cue is given once a table
-        #: voice turns (speech/voice_turns.py): (a voice command, the seat heard or None),
+        #: voice turns (speech/voices/voice_turns.py): (a voice command, the seat heard or None),
         #: logged as ``heard`` on the first event of a voice command's batch
         self.heard: Callable[[], tuple[bool, int | None]] | None = None
 

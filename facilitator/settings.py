@@ -33,9 +33,9 @@ from .errors import OptionsError
 ENV = "FACILITATOR_CONFIG"
 GATES = ("always", "wake-phrase", "push-to-talk")
 RECOGNIZERS = ("pocketsphinx", "vosk")
-#: the second engine (Whisper) beside pocketsphinx: see facilitator/speech/hybrid.py
+#: the second engine (Whisper) beside pocketsphinx: see facilitator/speech/engines/hybrid.py
 SECOND_ENGINES = ("auto", "off", "always")
-#: who is speaking: see facilitator/speech/voice_turns.py
+#: who is speaking: see facilitator/speech/voices/voice_turns.py
 VOICES = ("auto", "on", "off")
 #: game options a settings file may preset, by game (the rest are per-game choices)
 GAME_KEYS: dict[str, tuple[str, ...]] = {
@@ -308,7 +308,7 @@ class _Validator:
 
     def push_to_talk(self, table: dict[str, Any]) -> str:
         value = self.text(table, "listening", "push_to_talk") or Listening.push_to_talk
-        from .speech.push_to_talk import check_spec
+        from .speech.audio.push_to_talk import check_spec
 
         try:
             check_spec(value)

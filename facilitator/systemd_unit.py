@@ -60,7 +60,7 @@ def start_problem(settings: Any) -> str | None:
     listening = settings.listening
     if listening.gate == "push-to-talk":
         from .errors import OptionsError
-        from .speech.push_to_talk import check_available
+        from .speech.audio.push_to_talk import check_available
 
         if listening.push_to_talk == "key":
             return ("push-to-talk on 'key' needs a terminal, and a service has none: set "

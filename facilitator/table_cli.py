@@ -55,7 +55,7 @@ def run_command(args: argparse.Namespace) -> int:
         loaded = load_settings(args.config)
         settings_mod.apply_to_args(loaded, args)
         if args.push_to_talk and not args.text:
-            from .speech.push_to_talk import check_available
+            from .speech.audio.push_to_talk import check_available
 
             check_available(args.push_to_talk)
         return run(args, loaded)

@@ -53,7 +53,7 @@ def speak(text: str, voice: str, tmp: Path, rate_wpm: int = 160) -> bytes:
     """``text`` said by espeak-ng's ``voice``, as 16 kHz mono int16 PCM."""
     import wave
 
-    from facilitator.speech.audio import convert
+    from facilitator.speech.audio.devices import convert
 
     path = tmp / "line.wav"
     subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate_wpm), "-w", str(path), text], check=True)
@@ -117,7 +117,7 @@ def log_has(path: Path, predicate: Callable[[list[dict]], bool]) -> Callable[[],
 def record_table(lines: Sequence[tuple[str, str, float]], opening_seconds: float, tmp: Path) -> Path:
     """A WAV of a table: silence while the assistant opens, then each (text, voice,
     seconds of silence after it) said by espeak-ng; returns the file's path."""
-    from facilitator.speech.audio import write_wav
+    from facilitator.speech.audio.devices import write_wav
 
     audio = silence(opening_seconds)
     for text, voice, after in lines:

@@ -15,7 +15,7 @@ import random
 from facilitator.command import Command
 from facilitator.errors import IllegalCommandError
 from facilitator.session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
-from facilitator.speech.loop import ListenLoop
+from facilitator.speech.loop.listen import ListenLoop
 
 #: never said by the scripted players: leaving, restarting, and screen seats
 AVOID = frozenset({"quit", "help", "read rules", "release seat", "repeat", "cancel"})

@@ -76,8 +76,8 @@ def _run(job: Job) -> table.Result:
     os.nice(5)
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-session-"))
     from benchmarks.corpus import CHATTER
-    from facilitator.speech.endpoint import Endpointer
-    from facilitator.speech.recognize import make_recognizer
+    from facilitator.speech.audio.endpoint import Endpointer
+    from facilitator.speech.engines.recognize import make_recognizer
 
     recognizer = make_recognizer(second_engine=ENGINES[job.engines])
     # the label says what heard the table: without the whisper extra "both" is pocketsphinx alone
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     minutes = args.minutes or (QUICK_MINUTES if args.quick else MINUTES)
     endpoint = tuple((k, parse_value(v)) for k, _, v in (item.partition("=") for item in args.endpoint))
     try:
-        from facilitator.speech.endpoint import Endpointer
+        from facilitator.speech.audio.endpoint import Endpointer
 
         Endpointer(**dict(endpoint))
     except (TypeError, ValueError) as exc:

@@ -65,9 +65,9 @@ SNIPPETS = {
 def make(folder: Path, only: tuple[str, ...] = ()) -> None:
     os.environ.setdefault("FACILITATOR_DATA_DIR", tempfile.mkdtemp(prefix="facilitator-snippets-"))
     from benchmarks.corpus import CHATTER
-    from facilitator.speech.audio import write_wav
-    from facilitator.speech.endpoint import Endpointer
-    from facilitator.speech.recognize import make_recognizer
+    from facilitator.speech.audio.devices import write_wav
+    from facilitator.speech.audio.endpoint import Endpointer
+    from facilitator.speech.engines.recognize import make_recognizer
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, snip in SNIPPETS.items():

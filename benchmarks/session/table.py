@@ -50,8 +50,8 @@ from facilitator.speech.base import (
     Segment,
     VoiceSettings,
 )
-from facilitator.speech.loop import ASIDES, ListenLoop, LoopSettings, LoopState
-from facilitator.speech.tts import Synthesizer, load_earcon
+from facilitator.speech.loop.listen import ASIDES, ListenLoop, LoopSettings, LoopState
+from facilitator.speech.voice_out.tts import Synthesizer, load_earcon
 
 from . import players, room, score
 from .voices import Voices
@@ -227,7 +227,7 @@ class TableAudio:
             self.sounds.append((first, samples.astype(np.float32)))
 
     def leak(self, pcm: bytes, rate: int, at: float) -> float:
-        from facilitator.speech.audio import convert
+        from facilitator.speech.audio.devices import convert
 
         if rate != SAMPLE_RATE:
             pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)

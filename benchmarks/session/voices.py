@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from facilitator.speech.audio import convert, read_wav
+from facilitator.speech.audio.devices import convert, read_wav
 from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH
 
 #: voices looked at while tuning the endpointer (espeak-ng only)

@@ -39,7 +39,7 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
             # a click's public announcements go to stdout too, like a typed line's
             server.hub.echo = lambda reply: textplay.show(reply, sys.stdout)
             return textplay.run(shared)
-        from ..speech import voice_play
+        from ..speech.loop import voice_play
 
         return voice_play.run(shared, opening, args)
     finally:

@@ -42,7 +42,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.command == "models":
         if args.action != "install":
             raise OptionsError("models needs an action: install NAME [--from FILE.zip]")
-        from .models import install_model
+        from .engines.models import install_model
 
         target = install_model(args.name, from_zip=args.from_zip, progress=sys.stderr)
         print(f"installed {args.name} in {target}")
@@ -53,7 +53,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _recognize(args: argparse.Namespace) -> int:
     from ..games import find_game
-    from .recognize import make_recognizer, recognize_files
+    from .engines.recognize import make_recognizer, recognize_files
 
     game = find_game(args.game).name
     recognizer = make_recognizer(args.vosk_model, second_engine=args.second_engine,
@@ -64,7 +64,7 @@ def _recognize(args: argparse.Namespace) -> int:
 
 
 def _devices() -> int:
-    from .audio import list_devices
+    from .audio.devices import list_devices
 
     devices = list_devices()
     if not devices:

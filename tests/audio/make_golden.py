@@ -19,7 +19,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from facilitator.speech.audio import read_wav, write_wav
+from facilitator.speech.audio.devices import read_wav, write_wav
 
 MARGIN_SECONDS = 0.15
 

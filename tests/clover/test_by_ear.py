@@ -120,7 +120,7 @@ def test_by_voice_read_my_board_is_never_spoken_aloud(tmp_path) -> None:
 
     from facilitator.session import Session
     from facilitator.speech.base import VoiceSettings
-    from facilitator.speech.loop import ListenLoop, LoopSettings
+    from facilitator.speech.loop.listen import ListenLoop, LoopSettings
 
     session, _ = Session.start("clover", players=3, seed=8, options={"extra": 1},
                                log_path=tmp_path / "log.jsonl", private_path=tmp_path / "private.jsonl")

@@ -196,8 +196,8 @@ def test_a_players_name_with_a_digit_is_said_as_words_and_typed_as_written() -> 
     no pronunciation for "1", and one such word made every Clover decode fail (the
     table went unheard).  The name as written is still typed."""
     from facilitator.grammar import load_grammar
-    from facilitator.speech.grammar_build import recognition_grammar
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.grammar_build import recognition_grammar
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
     grammar = load_grammar("clover")
     names = {"seat": {str(s): [f"Player {s}"] for s in range(1, 5)}}

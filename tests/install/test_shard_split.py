@@ -128,7 +128,7 @@ def test_a_changed_test_file_or_a_doc_its_test_names_runs_its_chunk_again_and_a_
     assert split.to_rerun(["README.md"], PLAN, SOURCES) == ({"002"}, [])
     assert split.to_rerun(["docs/speech.md", "benchmarks/fresh-root/run.sh"], PLAN, SOURCES) == ({"001"}, [])
     # the package, the lock, a conftest, a test's support module, a test file the plan lacks
-    for path in ["facilitator/speech/hybrid.py", "requirements/lock-aarch64.txt", "tests/conftest.py",
+    for path in ["facilitator/speech/engines/hybrid.py", "requirements/lock-aarch64.txt", "tests/conftest.py",
                  "tests/support.py", "tests/test_new.py", "grammars/two_windows.jsgf"]:
         assert split.to_rerun([path], PLAN, SOURCES) == (set(), [path])
 

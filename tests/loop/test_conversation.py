@@ -24,7 +24,7 @@ from support import read_jsonl
 from facilitator.grammar import load_grammar
 from facilitator.session import Session
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState, Tick
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState, Tick
 
 SEND = "send north east south west"           # route NESW; leg 1 hides ESNW: 1 anchor, 2 steps
 ECHO = "Send north east south west."

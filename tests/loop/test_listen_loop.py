@@ -17,7 +17,7 @@ from support import read_jsonl
 
 from facilitator.errors import DeviceError
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState, Tick
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState, Tick
 
 PLAIN = "send north east south west"         # route NESW; leg 1's hidden route is ESNW
 SEND = "unsure:" + PLAIN                     # heard unsure: asked "... Is that right?"

@@ -16,7 +16,7 @@ from loop.loop_fakes import CaptionLog, RecordingSpeaker, compass_session, said
 from support import read_jsonl
 
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, Segment, VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
 
 WORDS = ["send north east south west", "send east south north west", "send west north east south",
          "is west in position four", "bearing check north in position one", "yes", "no", "cancel",

@@ -13,9 +13,9 @@ from loop.loop_fakes import CaptionLog, ScriptedRecognizer, compass_session, sai
 from support import read_jsonl
 
 from facilitator.errors import OptionsError
+from facilitator.speech.audio.push_to_talk import check_spec, read_lines
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
-from facilitator.speech.push_to_talk import check_spec, read_lines
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
 
 ECHO = "Send north east south west. Is that right?"
 

@@ -1,11 +1,11 @@
-"""The acceptance rules as pure functions (``facilitator.speech.policy``): one rule for play
+"""The acceptance rules as pure functions (``facilitator.speech.loop.policy``): one rule for play
 and the benchmarks.  Each case is a rule of docs/voice-loop.md."""
 
 from __future__ import annotations
 
 import pytest
 
-from facilitator.speech.policy import Hearing, HoldTake, Take, addressed, during_hold, take
+from facilitator.speech.loop.policy import Hearing, HoldTake, Take, addressed, during_hold, take
 
 SURE, UNSURE = Hearing(sure=True), Hearing()
 ADDRESSED, REPEATED = Hearing(addressed=True), Hearing(repeated=True)
@@ -80,7 +80,7 @@ def test_chatter_inside_the_window_keeps_it() -> None:
 
 
 def test_a_repeat_begun_before_the_window_closed_is_the_same_command() -> None:
-    from facilitator.speech.policy import late_repeat
+    from facilitator.speech.loop.policy import late_repeat
 
     released = ("send NESW", 7.3)
     assert late_repeat(heard="send nesw", started=6.8, released=released)

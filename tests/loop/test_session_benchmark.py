@@ -206,8 +206,8 @@ def test_a_recorded_compass_code_voyage_is_scored_by_the_hearing_that_was_applie
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_a_short_push_to_talk_session_in_background_talk_is_played_and_scored() -> None:
     from benchmarks.corpus import CHATTER
-    from facilitator.speech.endpoint import Endpointer
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.audio.endpoint import Endpointer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
     result = table.play("two-windows", "talk-20", 20.0, "tuning", ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3"),
                         0.5, 23, PocketsphinxRecognizer(), lambda loop: Endpointer(complete=loop.complete),

@@ -30,12 +30,12 @@ import pytest
 
 from facilitator.command import Command
 from facilitator.session import Reply, Session
-from facilitator.speech.audio import WavSource
+from facilitator.speech.audio.devices import WavSource
+from facilitator.speech.audio.endpoint import Endpointer
 from facilitator.speech.base import Recognizer, VoiceSettings
-from facilitator.speech.endpoint import Endpointer
-from facilitator.speech.loop import ListenLoop, LoopSettings
-from facilitator.speech.recognize import make_recognizer
-from facilitator.speech.tts import Synthesizer
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings
+from facilitator.speech.voice_out.tts import Synthesizer
 
 pytestmark = [
     pytest.mark.slow,

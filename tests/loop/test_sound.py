@@ -14,8 +14,8 @@ import pytest
 from loop.loop_fakes import RecordingSpeaker, ScriptedRecognizer, compass_session, said
 
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings
-from facilitator.speech.tts import FileSpeaker
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings
+from facilitator.speech.voice_out.tts import FileSpeaker
 
 _open: list[ListenLoop] = []
 

@@ -15,10 +15,10 @@ from facilitator.command import Command
 from facilitator.demo import spoken_voyage
 from facilitator.grammar import load_grammar
 from facilitator.session import Session
-from facilitator.speech.audio import read_wav
+from facilitator.speech.audio.devices import read_wav
 from facilitator.speech.base import Hypothesis, RecognitionGrammar, Recognizer, VoiceSettings
-from facilitator.speech.recognize import make_recognizer
-from facilitator.speech.tts import FileSpeaker
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.voice_out.tts import FileSpeaker
 
 pytestmark = pytest.mark.slow
 
@@ -144,7 +144,7 @@ def test_replies_said_inside_the_deaf_window_are_trimmed_and_kept(tmp_path: Path
     """The crew answers 0.1 s after the assistant stops (0.2 s before the deaf window
     after its speech ends): the endpointer's utterances start inside the window, and
     the loop keeps them by trimming, through espeak-ng, the endpointer and pocketsphinx."""
-    from facilitator.speech import spoken_crew
+    from facilitator.speech.audio import spoken_crew
 
     monkeypatch.setattr(spoken_crew, "GAP_SECONDS", -0.2)
     session, reply = Session.start("compass-code", seed=7, log_path=tmp_path / "log.jsonl")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from support import read_jsonl, record_table, run_cli, silence, speak
 
-from facilitator.speech.audio import write_wav
+from facilitator.speech.audio.devices import write_wav
 
 pytestmark = [
     pytest.mark.slow,

@@ -14,7 +14,7 @@ from facilitator.lobby_run import run_text
 from facilitator.session import Session
 from facilitator.settings import Settings, parse
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopState
+from facilitator.speech.loop.listen import ListenLoop, LoopState
 
 WELCOME = "Which game? Say, for example: let's play compass code with four players."
 OFFER = "There is an unfinished compass code game. Say resume or new game."

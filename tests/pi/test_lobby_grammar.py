@@ -51,7 +51,7 @@ def test_every_lobby_intent_has_a_golden_utterance() -> None:
 
 def test_the_lobby_can_be_recognized_from_speech() -> None:
     """Every spoken choice renders back to a phrase the recognizer's grammar holds."""
-    from facilitator.speech.grammar_build import recognition_grammar
+    from facilitator.speech.engines.grammar_build import recognition_grammar
 
     rg = recognition_grammar(load_grammar("lobby"))
     for case in GOLDEN["spoken"]:

@@ -188,7 +188,7 @@ def test_play_takes_its_players_from_the_file_unless_a_flag_says_otherwise(tmp_p
 
 
 def test_the_files_voice_reaches_voice_play(tmp_path: Path) -> None:
-    from facilitator.speech.voice_play import voice_settings
+    from facilitator.speech.loop.voice_play import voice_settings
 
     loaded = s.load(write(tmp_path, "[speech]\nvoice = 'en-gb'\nrate_wpm = 140\n"))
     args = _args()

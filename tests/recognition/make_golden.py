@@ -23,7 +23,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus
-from facilitator.speech.audio import write_wav
+from facilitator.speech.audio.devices import write_wav
 
 SPEC = HERE / "golden.toml"
 CLIPS = HERE / "clips"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-from facilitator.speech.recognize import recognize_files
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+from facilitator.speech.engines.recognize import recognize_files
 
 HERE = Path(__file__).resolve().parent
 SPEC = tomllib.loads((HERE / "golden.toml").read_text(encoding="utf-8"))["clip"]

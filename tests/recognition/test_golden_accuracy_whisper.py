@@ -45,8 +45,8 @@ MAX_CHATTER_ACCEPTED = 3
 @pytest.fixture(scope="module")
 def results() -> dict[tuple[str, str], str | None]:
     pytest.importorskip("faster_whisper")
-    from facilitator.speech.hybrid import HybridRecognizer
-    from facilitator.speech.recognize import recognize_files
+    from facilitator.speech.engines.hybrid import HybridRecognizer
+    from facilitator.speech.engines.recognize import recognize_files
 
     recognizer = HybridRecognizer("always")
     out: dict[tuple[str, str], str | None] = {}

@@ -63,7 +63,7 @@ def test_screens_stand_in_for_private_in_voice_play(tmp_path, game, flags):
 def test_the_listen_loop_plays_through_the_shared_session(tmp_path):
     """Recorded speech reaches the session through the screens' lock: the guess is
     echoed, confirmed by "yes", then applied and logged."""
-    from facilitator.speech.audio import read_wav, write_wav
+    from facilitator.speech.audio.devices import read_wav, write_wav
 
     clips = Path(__file__).resolve().parent.parent / "audio" / "compass-code"
     second = b"\0\0" * 16_000

@@ -12,7 +12,7 @@ from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, co
 from facilitator.screens import Hub, Seats
 from facilitator.session import Reply
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, Tick
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, Tick
 
 
 def test_a_click_in_voice_play_is_applied_and_spoken_by_the_loop(tmp_path):

@@ -23,9 +23,9 @@ from support import read_jsonl, silence
 from facilitator.games import find_game
 from facilitator.screens.controls import seat_controls
 from facilitator.session import Session
-from facilitator.speech.audio import Frame, WavSource, write_wav
+from facilitator.speech.audio.devices import Frame, WavSource, write_wav
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, StreamCaptions
+from facilitator.speech.loop.listen import ListenLoop, StreamCaptions
 
 from .voices import say
 
@@ -57,10 +57,10 @@ class PressAt(WavSource):
 
 
 def test_a_seat_reenrols_from_its_phone_and_its_new_voice_is_held_to_its_turn(tmp_path: Path) -> None:
-    from facilitator.speech.endpoint import Endpointer
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-    from facilitator.speech.tts import FileSpeaker
-    from facilitator.speech.voice_turns import VoiceTurns
+    from facilitator.speech.audio.endpoint import Endpointer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.voice_out.tts import FileSpeaker
+    from facilitator.speech.voices.voice_turns import VoiceTurns
 
     parts = [(silence(17.0), None)]
     script = [("I'm ready to play", ANN, 4.0), ("I'm ready to play", NEIGHBOUR, 6.0),

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from facilitator.speech.speakers import Limits, Verdict, identify, rule, similarities
+from facilitator.speech.voices.speakers import Limits, Verdict, identify, rule, similarities
 
 from .voices import say
 
@@ -89,7 +89,7 @@ def test_nobody_enrolled_takes_everything() -> None:
 # -- the embedder on real voices -------------------------------------------------
 def test_features_match_the_packages_own_recipe() -> None:
     librosa = pytest.importorskip("librosa")
-    from facilitator.speech.speaker_embed import log_mel, pcm_to_float
+    from facilitator.speech.voices.speaker_embed import log_mel, pcm_to_float
 
     x = pcm_to_float(say("espeak:en-us", "I am ready to play"))
     spectrum = librosa.feature.melspectrogram(y=x, sr=16000, n_fft=512, win_length=400,
@@ -100,7 +100,7 @@ def test_features_match_the_packages_own_recipe() -> None:
 
 @pytest.mark.slow
 def test_a_voice_is_closest_to_its_own_enrollment() -> None:
-    from facilitator.speech.speaker_embed import DIMENSION, Embedder
+    from facilitator.speech.voices.speaker_embed import DIMENSION, Embedder
 
     embedder = Embedder()
     voices = ["espeak:en-us", "espeak:en-us+f3"]

@@ -16,8 +16,8 @@ from support import read_jsonl
 
 from facilitator.session import Session
 from facilitator.speech.base import Segment, VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings
-from facilitator.speech.voice_turns import VoiceTurns
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings
+from facilitator.speech.voices.voice_turns import VoiceTurns
 
 SEND = "send north east south west"
 #: seats 1 and 2, a stranger (9), and a voice halfway between seats 1 and 2 (12)
@@ -57,7 +57,7 @@ def make(tmp_path: Path, session: Session | None = None) -> tuple[ListenLoop, Tu
     session = session or compass_session(tmp_path)
     loop = ListenLoop(session, ScriptedRecognizer(), speaker, voice, captions, LoopSettings(earcon_seconds=0.0))
     _open.append(loop)
-    from facilitator.speech.voiceprints import Voiceprints
+    from facilitator.speech.voices.voiceprints import Voiceprints
 
     turns = Turns(loop, Unused(), Voiceprints(Voiceprints.beside(tmp_path / "log.jsonl"), session.game_id))
     turns.voices_at = {}

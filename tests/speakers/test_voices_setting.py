@@ -41,8 +41,8 @@ def test_auto_is_off_in_the_light_mode_and_off_is_off(tmp_path: Path) -> None:
     from loop.loop_fakes import RecordingSpeaker, ScriptedRecognizer, compass_session
 
     from facilitator.speech.base import VoiceSettings
-    from facilitator.speech.loop import ListenLoop
-    from facilitator.speech.voice_turns import VoiceTurns
+    from facilitator.speech.loop.listen import ListenLoop
+    from facilitator.speech.voices.voice_turns import VoiceTurns
 
     session = compass_session(tmp_path)
     try:
@@ -55,7 +55,7 @@ def test_auto_is_off_in_the_light_mode_and_off_is_off(tmp_path: Path) -> None:
 
 
 def test_auto_asks_only_a_live_table_and_on_holds_for_a_recording() -> None:
-    from facilitator.speech.voice_play import voices_mode
+    from facilitator.speech.loop.voice_play import voices_mode
 
     assert voices_mode(argparse.Namespace(voices=None), live=True) == "auto"
     assert voices_mode(argparse.Namespace(voices="auto"), live=False) == "off"    # --audio-in

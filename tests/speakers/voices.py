@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from facilitator.speech.audio import read_wav
+from facilitator.speech.audio.devices import read_wav
 
 
 def say(voice: str, text: str) -> bytes:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facilitator.errors import SpeechError
-from facilitator.speech.audio import Resampler, WavSource, frames_of, read_wav, write_wav
+from facilitator.speech.audio.devices import Resampler, WavSource, frames_of, read_wav, write_wav
 from facilitator.speech.base import FRAME_BYTES, FRAME_MS
 
 

@@ -14,7 +14,7 @@ import pytest
 from support import deadline
 
 from facilitator.errors import DeviceError
-from facilitator.speech.audio import MicSource, find_device, list_devices, play_pcm
+from facilitator.speech.audio.devices import MicSource, find_device, list_devices, play_pcm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def test_no_speaker_is_a_clear_device_error() -> None:
 @pytest.mark.skipif(_has("output"), reason="this machine has a speaker")
 def test_no_speaker_means_no_sound_speaker() -> None:
     from facilitator.speech.base import VoiceSettings
-    from facilitator.speech.tts import SoundSpeaker
+    from facilitator.speech.voice_out.tts import SoundSpeaker
 
     with pytest.raises(DeviceError):
         SoundSpeaker(VoiceSettings())
@@ -67,7 +67,7 @@ def test_portaudio_missing_is_a_device_error(tmp_path: Path) -> None:
     library is absent stands in for uninstalling a system package.
     """
     (tmp_path / "sounddevice.py").write_text("raise OSError('PortAudio library not found')\n")
-    script = ("from facilitator.speech.audio import MicSource\n"
+    script = ("from facilitator.speech.audio.devices import MicSource\n"
               "from facilitator.errors import DeviceError\n"
               "try:\n    MicSource()\nexcept DeviceError as exc:\n    print(exc)\n")
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True,

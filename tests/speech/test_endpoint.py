@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from facilitator.speech.audio import frames_of, read_wav
+from facilitator.speech.audio.devices import frames_of, read_wav
+from facilitator.speech.audio.endpoint import Endpointer
 from facilitator.speech.base import SAMPLE_RATE
-from facilitator.speech.endpoint import Endpointer
 
 AUDIO = Path(__file__).resolve().parent.parent / "audio" / "compass-code"
 
@@ -64,9 +64,9 @@ def test_an_utterance_open_at_the_end_of_the_stream_is_closed() -> None:
 def test_a_complete_command_ends_before_the_full_silence() -> None:
     """With the recognizer's completeness check, a short pause after a whole command is enough."""
     from facilitator.grammar import load_grammar
-    from facilitator.speech.grammar_build import recognition_grammar
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-    from facilitator.speech.recognize import completion_check
+    from facilitator.speech.engines.grammar_build import recognition_grammar
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.recognize import completion_check
 
     recognizer = PocketsphinxRecognizer()
     grammar = recognition_grammar(load_grammar("compass-code"))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from facilitator.command import Command
 from facilitator.games import available_games
 from facilitator.grammar import load_grammar
-from facilitator.speech.grammar_build import recognition_grammar
+from facilitator.speech.engines.grammar_build import recognition_grammar
 
 
 @pytest.mark.parametrize("game", available_games())

@@ -8,8 +8,12 @@ map is the real one ``grammar_build`` builds from ``grammars/``.
 from __future__ import annotations
 
 from facilitator.grammar import load_grammar
-from facilitator.speech.grammar_build import WAKE_COMMAND, recognition_grammar, with_wake_prefix
-from facilitator.speech.hybrid import Scores, Thresholds, agree, decide, margin
+from facilitator.speech.engines.grammar_build import (
+    WAKE_COMMAND,
+    recognition_grammar,
+    with_wake_prefix,
+)
+from facilitator.speech.engines.hybrid import Scores, Thresholds, agree, decide, margin
 
 LIMITS = Thresholds()
 

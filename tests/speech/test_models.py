@@ -17,8 +17,8 @@ import pytest
 from support import deadline
 
 from facilitator.errors import ModelError
-from facilitator.speech import models
-from facilitator.speech.models import MODELS, ModelSpec, install_model
+from facilitator.speech.engines import models
+from facilitator.speech.engines.models import MODELS, ModelSpec, install_model
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ("am/final.mdl", "conf/mfcc.conf", "graph/HCLr.fst", "graph/Gr.fst", "README")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav
-from facilitator.speech.grammar_build import recognition_grammar
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer, with_noise_floor
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import recognition_grammar
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer, with_noise_floor
 
 AUDIO = Path(__file__).resolve().parent.parent / "audio"
 
@@ -102,7 +102,7 @@ class _Seg:
 
 
 def test_a_words_decay_is_not_unexplained_voice_but_a_new_rise_is() -> None:
-    from facilitator.speech.pocketsphinx_engine import unexplained_frames
+    from facilitator.speech.engines.pocketsphinx_engine import unexplained_frames
 
     # a word over frames 0-9, then silence 10-29: a falling tail (reverb), then a rise (more talk)
     level = [60.0] * 10 + [58.0 - 2 * k for k in range(10)] + [60.0] * 10
@@ -116,7 +116,7 @@ def test_a_words_decay_is_not_unexplained_voice_but_a_new_rise_is() -> None:
 
 
 def test_a_decay_lasts_at_most_the_limit() -> None:
-    from facilitator.speech.pocketsphinx_engine import MAX_DECAY_SECONDS, unexplained_frames
+    from facilitator.speech.engines.pocketsphinx_engine import MAX_DECAY_SECONDS, unexplained_frames
 
     level = [60.0] * 10 + [59.0 - 0.1 * k for k in range(90)]   # a slow fall for 0.9 s
     _, seconds = unexplained_frames([_Seg("yes", 0, 9), _Seg("<sil>", 10, 99)], [True] * 100, level)
@@ -132,7 +132,7 @@ def test_in_a_reverberant_room_a_word_s_tail_costs_no_command(tmp_path: Path) ->
 
     from benchmarks.rejection import cut, stream
     from benchmarks.session import room
-    from facilitator.speech.pocketsphinx_engine import (
+    from facilitator.speech.engines.pocketsphinx_engine import (
         frame_levels,
         unexplained_frames,
         voiced_frames,

@@ -8,7 +8,7 @@ import pytest
 
 from facilitator.errors import GrammarError
 from facilitator.grammar import load_grammar
-from facilitator.speech.pocketsphinx_engine import (
+from facilitator.speech.engines.pocketsphinx_engine import (
     PocketsphinxRecognizer,
     dictionary_words,
     load_pronunciations,

@@ -95,7 +95,7 @@ def test_a_44k1_stereo_recording_is_resampled_and_recognized(tmp_path: Path) -> 
 
     import numpy as np
 
-    from facilitator.speech.audio import Resampler, read_wav
+    from facilitator.speech.audio.devices import Resampler, read_wav
 
     clip = next(path for _, path, c in CLIPS if c == "check W 3")
     mono = np.frombuffer(read_wav(clip), dtype="<i2").astype(float)

@@ -14,7 +14,7 @@ import pytest
 from facilitator.errors import SpeechError
 from facilitator.paths import audio_dir
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.tts import EARCONS, FileSpeaker, Synthesizer, load_earcon
+from facilitator.speech.voice_out.tts import EARCONS, FileSpeaker, Synthesizer, load_earcon
 
 
 def _seconds(audio: tuple[bytes, int]) -> float:

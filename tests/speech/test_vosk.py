@@ -13,9 +13,14 @@ from pathlib import Path
 import pytest
 
 from facilitator.errors import ModelError
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-from facilitator.speech.recognize import make_recognizer
-from facilitator.speech.vosk_engine import UNKNOWN, VoskRecognizer, check_layout, parse_result
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+from facilitator.speech.engines.recognize import make_recognizer
+from facilitator.speech.engines.vosk_engine import (
+    UNKNOWN,
+    VoskRecognizer,
+    check_layout,
+    parse_result,
+)
 
 
 def _layout(root: Path, content: bytes = b"junk") -> Path:

@@ -12,9 +12,13 @@ import numpy as np
 import pytest
 
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav
-from facilitator.speech.grammar_build import recognition_grammar, split_wake, with_wake_prefix
-from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import (
+    recognition_grammar,
+    split_wake,
+    with_wake_prefix,
+)
+from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
 WAKE = Path(__file__).resolve().parents[1] / "audio" / "wake"
 CLIPS = sorted(WAKE.glob("hey_referee_send_north_east_south_west.*.wav"))
@@ -69,7 +73,7 @@ def test_whisper_hears_wake_and_command_in_babble(tmp_path: Path) -> None:
     """Four other talkers 10 dB below the player (the benchmark's own babble and mixer)."""
     pytest.importorskip("faster_whisper")
     from benchmarks.corpus import babble_talk, mix
-    from facilitator.speech.hybrid import HybridRecognizer
+    from facilitator.speech.engines.hybrid import HybridRecognizer
 
     babble = [np.frombuffer(t, dtype="<i2").astype(np.float64) for t in babble_talk(tmp_path)]
     recognizer, grammar = HybridRecognizer("always"), _grammar()

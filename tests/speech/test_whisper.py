@@ -19,8 +19,8 @@ import pytest
 from support import deadline
 
 from facilitator.errors import ModelError
-from facilitator.speech.hybrid import HybridRecognizer, Scores, Thresholds, decide
-from facilitator.speech.whisper_model import (
+from facilitator.speech.engines.hybrid import HybridRecognizer, Scores, Thresholds, decide
+from facilitator.speech.engines.whisper_model import (
     MODEL_ENV,
     MODEL_FILES,
     packaged_model_dir,
@@ -119,7 +119,7 @@ def hybrid() -> HybridRecognizer:
 @pytest.mark.slow
 def test_whisper_hears_the_golden_compass_commands(hybrid: HybridRecognizer) -> None:
     """The 42 espeak-ng clips of Compass Code commands, clean, through both engines."""
-    from facilitator.speech.recognize import recognize_files
+    from facilitator.speech.engines.recognize import recognize_files
 
     spec = tomllib.loads((AUDIO / "golden.toml").read_text(encoding="utf-8"))["compass-code"]["clips"]
     paths = [AUDIO / "compass-code" / f"{name}.wav" for name in spec]
@@ -134,7 +134,7 @@ def test_whisper_hears_the_golden_compass_commands(hybrid: HybridRecognizer) -> 
 @pytest.mark.slow
 def test_whisper_refuses_chatter_under_every_game(hybrid: HybridRecognizer) -> None:
     """Chatter clips (clean and in noise) never come back as a command, under any game's grammar."""
-    from facilitator.speech.recognize import recognize_files
+    from facilitator.speech.engines.recognize import recognize_files
 
     chatter = sorted((AUDIO / "chatter").glob("*.wav")) + [
         RECOGNITION / "clips" / str(c["file"]) for c in _golden_recognition() if not c["want"]]
@@ -147,8 +147,8 @@ def test_whisper_refuses_chatter_under_every_game(hybrid: HybridRecognizer) -> N
 
 
 def test_auto_verifies_with_whisper_when_installed_and_off_is_pocketsphinx_alone() -> None:
-    from facilitator.speech.pocketsphinx_engine import PocketsphinxRecognizer
-    from facilitator.speech.recognize import make_recognizer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.engines.recognize import make_recognizer
 
     auto = make_recognizer(second_engine="auto")
     assert isinstance(auto, HybridRecognizer) and auto.mode == "always"
@@ -159,7 +159,7 @@ def test_auto_verifies_with_whisper_when_installed_and_off_is_pocketsphinx_alone
 
 def test_an_unknown_mode_is_refused_with_the_choices() -> None:
     from facilitator.errors import OptionsError
-    from facilitator.speech.recognize import make_recognizer
+    from facilitator.speech.engines.recognize import make_recognizer
 
     with pytest.raises(OptionsError, match="auto, off, always"):
         make_recognizer(second_engine="sometimes")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from facilitator.grammar import load_grammar
-from facilitator.speech.audio import read_wav
-from facilitator.speech.grammar_build import recognition_grammar
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import recognition_grammar
 
 AUDIO = Path(__file__).resolve().parents[1] / "audio" / "compass-code"
 
@@ -20,7 +20,7 @@ AUDIO = Path(__file__).resolve().parents[1] / "audio" / "compass-code"
 @pytest.fixture(scope="module")
 def whisper():  # type: ignore[no-untyped-def]
     pytest.importorskip("faster_whisper")
-    from facilitator.speech.whisper_engine import WhisperRecognizer
+    from facilitator.speech.engines.whisper_engine import WhisperRecognizer
 
     return WhisperRecognizer(threads=1)
 

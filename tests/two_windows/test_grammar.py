@@ -137,7 +137,7 @@ def test_practice_names_are_the_runtime_list_in_practice(play) -> None:
 
 
 def test_every_spoken_word_and_catalogue_name_can_be_pronounced() -> None:
-    unpronounceable = pytest.importorskip("facilitator.speech.pocketsphinx_engine").unpronounceable
+    unpronounceable = pytest.importorskip("facilitator.speech.engines.pocketsphinx_engine").unpronounceable
     vocabulary = load_grammar("two-windows").vocabulary(lists=LISTS)
     assert {"dahlia", "gorse", "hazel", "brook", "notched", "striped"} <= vocabulary
     assert unpronounceable(vocabulary) == []

@@ -13,7 +13,7 @@ from support import read_jsonl
 from facilitator.games.two_windows import REFEREE
 from facilitator.session import Session
 from facilitator.speech.base import VoiceSettings
-from facilitator.speech.loop import ListenLoop, LoopSettings, LoopState
+from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
 
 
 def _loop(tmp_path: Path, **options: object) -> tuple[ListenLoop, RecordingSpeaker]:

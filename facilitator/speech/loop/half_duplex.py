@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .base import Segment
+from ..base import Segment
 
 
 def admit(segment: Segment, speech: Sequence[tuple[float, float]],

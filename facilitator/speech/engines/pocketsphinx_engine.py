@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GrammarError, SpeechError
-from ..paths import grammars_dir
-from .base import Hypothesis, RecognitionGrammar
+from ...errors import GrammarError, SpeechError
+from ...paths import grammars_dir
+from ..base import Hypothesis, RecognitionGrammar
 
 PRONUNCIATIONS_FILE = "pronunciations.toml"
 _MAX_SEARCHES = 24

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .base import SAMPLE_RATE, SAMPLE_WIDTH, Frame, Segment
+from ..base import SAMPLE_RATE, SAMPLE_WIDTH, Frame, Segment
 
 _VAD_MS = (10, 20, 30)
 

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..command import Command
-from ..errors import ModelError, OptionsError
-from ..games import find_game
-from ..grammar import load_grammar
-from .audio import read_wav
-from .base import RecognitionGrammar, Recognizer
+from ...command import Command
+from ...errors import ModelError, OptionsError
+from ...games import find_game
+from ...grammar import load_grammar
+from ..audio.devices import read_wav
+from ..base import RecognitionGrammar, Recognizer
 from .grammar_build import recognition_grammar
 from .hybrid import MODES, HybridRecognizer
 from .pocketsphinx_engine import PocketsphinxRecognizer

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FacilitatorError
-from .audio import convert, play_pcm, write_wav
-from .base import SAMPLE_RATE, SAMPLE_WIDTH, VoiceSettings
-from .tts import Synthesizer, load_earcon, scaled
+from ...errors import FacilitatorError
+from ..base import SAMPLE_RATE, SAMPLE_WIDTH, VoiceSettings
+from ..voice_out.tts import Synthesizer, load_earcon, scaled
+from .devices import convert, play_pcm, write_wav
 
 
 class SessionMix:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from ..command import Command, RuntimeLists
-from ..grammar import Grammar
-from .base import RecognitionGrammar
+from ...command import Command, RuntimeLists
+from ...grammar import Grammar
+from ..base import RecognitionGrammar
 
 #: the command of a wake phrase said alone, and the head of a woken command's
 #: (never a canonical command of the grammars, which start with a word)

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .base import Hypothesis, RecognitionGrammar
+from ..base import Hypothesis, RecognitionGrammar
 from .pocketsphinx_engine import PocketsphinxRecognizer
 
 MODES = ("off", "always")

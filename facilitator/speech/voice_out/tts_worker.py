@@ -1,6 +1,6 @@
 """The speech-synthesis worker: pyttsx3 (over espeak-ng) in its own process.
 
-Run by ``tts.Synthesizer`` as ``python -m facilitator.speech.tts_worker``.  Each
+Run by ``tts.Synthesizer`` as ``python -m facilitator.speech.voice_out.tts_worker``.  Each
 request is one JSON line on stdin (``text``, ``path``, ``voice``, ``rate_wpm``,
 ``volume``); the worker writes the WAV with ``save_to_file`` and one
 ``runAndWait`` (pyttsx3 keeps only the last of several queued files) and answers

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FacilitatorError
+from ...errors import FacilitatorError
 
 SAMPLE_RATE = 16000
 N_FFT = 512

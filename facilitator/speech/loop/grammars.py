@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .base import RecognitionGrammar
-from .grammar_build import with_wake_prefix
+from ..base import RecognitionGrammar
+from ..engines.grammar_build import with_wake_prefix
 
 GrammarBuilder = Callable[..., RecognitionGrammar]
 WAKE_LIST = "wake"
@@ -20,7 +20,7 @@ _MAX_CACHED = 32
 
 
 def _default_builder() -> GrammarBuilder:
-    from .grammar_build import recognition_grammar
+    from ..engines.grammar_build import recognition_grammar
 
     return recognition_grammar
 

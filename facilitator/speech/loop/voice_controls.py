@@ -9,7 +9,7 @@ so and nothing changes.  The reply is a phrase key of ``grammars/common.toml``
 
 from __future__ import annotations
 
-from .loop_settings import LoopSettings
+from .settings import LoopSettings
 
 
 def step(intent: str, volume: float, rate_wpm: int, settings: LoopSettings) -> tuple[float, int, str]:

@@ -17,8 +17,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError
-from .base import SAMPLE_RATE, Hypothesis, RecognitionGrammar
+from ...errors import ModelError
+from ..base import SAMPLE_RATE, Hypothesis, RecognitionGrammar
 
 UNKNOWN = "[unk]"
 #: above this many phrases, Vosk gets the grammar's words instead (a word loop);

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import DeviceError, OptionsError, SpeechError
-from ..session import Reply, Session
-from .base import VoiceSettings
-from .loop import ListenLoop, LoopSettings, StreamCaptions
+from ...errors import DeviceError, OptionsError, SpeechError
+from ...session import Reply, Session
+from ..base import VoiceSettings
+from .listen import ListenLoop, LoopSettings, StreamCaptions
 
 
 def add_arguments(play: argparse.ArgumentParser) -> None:
@@ -66,7 +66,7 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
     if getattr(args, "voice", None):
         voice.voice = args.voice
     if args.push_to_talk:
-        from .push_to_talk import check_available
+        from ..audio.push_to_talk import check_available
 
         check_available(args.push_to_talk)
     return voice
@@ -83,15 +83,15 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     recording = None if mic else _source(args)   # an unreadable file stops here, with exit 2
     try:
         if mic:
-            from .audio import find_device
+            from ..audio.devices import find_device
 
             find_device(args.input_device, "input")   # no microphone: say so before loading more
         speaker = _speaker(args, voice, err)
     except (DeviceError, SpeechError) as exc:
         return _text_fallback(session, opening, str(exc), out, err)
 
-    from .endpoint import Endpointer
-    from .recognize import make_recognizer
+    from ..audio.endpoint import Endpointer
+    from ..engines.recognize import make_recognizer
 
     recognizer = make_recognizer(vosk_model=args.vosk_model, second_engine=args.second_engine,
                                  warn=lambda message: print(f"facilitator: {message}", file=err))
@@ -103,7 +103,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
                       wall_clock=time.monotonic if mic else None,
                       warn=lambda message: print(f"facilitator: {message}", file=err))
-    from .voice_turns import VoiceTurns
+    from ..voices.voice_turns import VoiceTurns
 
     turns = VoiceTurns.attach(loop, voices_mode(args, live=mic),
                               second_engine=engine_mode(args),
@@ -114,11 +114,11 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     stop_ptt: Callable[[], None] = _nothing
     try:
         if args.push_to_talk:
-            from . import push_to_talk
+            from ..audio import push_to_talk
 
             stop_ptt = push_to_talk.start(args.push_to_talk, loop)
         elif mic and sys.stdin.isatty():
-            from .push_to_talk import read_lines
+            from ..audio.push_to_talk import read_lines
 
             read_lines(sys.stdin, loop, tap_on_empty=False)   # typed lines still work
         loop.announce(opening.public)
@@ -161,7 +161,7 @@ def _nothing() -> None:
 
 
 def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> Any:
-    from . import tts
+    from ..voice_out import tts
 
     try:
         if args.speech_out is not None:
@@ -175,7 +175,7 @@ def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> An
 
 
 def _source(args: argparse.Namespace) -> Any:
-    from .audio import MicSource, WavSource
+    from ..audio.devices import MicSource, WavSource
 
     if args.audio_in is not None:
         return WavSource(args.audio_in)
@@ -183,7 +183,7 @@ def _source(args: argparse.Namespace) -> Any:
 
 
 def _text_fallback(session: Session, opening: Reply, reason: str, out: IO[str], err: IO[str]) -> int:
-    from .. import textplay
+    from ... import textplay
 
     print(f"facilitator: {reason}; continuing in text mode: type each command on a line", file=err)
     err.flush()

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..command import Command
-from .base import Segment
+from ...command import Command
+from ..base import Segment
 from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, closest, identify, rule, similarities
 from .voiceprints import Voiceprints
 
 if TYPE_CHECKING:
-    from .loop import ListenLoop
+    from ..loop.listen import ListenLoop
 
 #: settings ``[listening] voices`` / ``--voices``
 MODES = ("auto", "on", "off")
@@ -134,7 +134,7 @@ class VoiceTurns:
 
     def enrolling(self, segment: Segment) -> bool:
         """Take ``segment`` as the asked seat's line; False when no seat is asked."""
-        from .loop import CONFIRM_INTENTS, LoopState
+        from ..loop.listen import CONFIRM_INTENTS, LoopState
 
         seat = self.asking
         if seat is None or self.loop.state not in (LoopState.LISTENING, LoopState.DORMANT):

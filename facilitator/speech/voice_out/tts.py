@@ -27,10 +27,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpeechError
-from ..paths import audio_dir
-from .audio import play_pcm, write_wav
-from .base import VoiceSettings
+from ...errors import SpeechError
+from ...paths import audio_dir
+from ..audio.devices import play_pcm, write_wav
+from ..base import VoiceSettings
 
 EARCONS = ("listening", "understood", "not-understood")
 INSTALL_HINT = ("install espeak-ng (Debian/Raspberry Pi OS: sudo apt install espeak-ng; "
@@ -76,7 +76,7 @@ class Synthesizer:
         self.settings = settings
         self.engine = engine
         self._program = program
-        self._worker_command = worker_command or [sys.executable, "-m", "facilitator.speech.tts_worker"]
+        self._worker_command = worker_command or [sys.executable, "-m", "facilitator.speech.voice_out.tts_worker"]
         self._worker_timeout = worker_timeout_seconds
         self._worker: subprocess.Popen[bytes] | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -241,7 +241,7 @@ class SoundSpeaker:
     """
 
     def __init__(self, settings: VoiceSettings, device: str | int | None = None) -> None:
-        from .audio import find_device
+        from ..audio.devices import find_device
 
         self.device = find_device(device, "output")
         self.settings = settings

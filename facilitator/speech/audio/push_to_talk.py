@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any, Protocol
 
-from ..errors import OptionsError
+from ...errors import OptionsError
 
 
 class Armable(Protocol):

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
-from ..command import Command, NotRecognized, RuntimeLists
-from ..errors import FacilitatorError, IllegalCommandError
-from ..session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
-from .base import (
+from ...command import Command, NotRecognized, RuntimeLists
+from ...errors import FacilitatorError, IllegalCommandError
+from ...session import CONFIRMATIONS, CONTROLS, LOBBY, Reply, Session
+from ..base import (
     AudioSource,
     Frame,
     Hypothesis,
@@ -49,16 +49,16 @@ from .base import (
     Speaker,
     VoiceSettings,
 )
+from ..engines.grammar_build import split_wake
 from .captions import Captions, NoCaptions, StreamCaptions
-from .grammar_build import split_wake
+from .grammars import GrammarBuilder, LoopGrammars
 from .half_duplex import admit
-from .loop_grammars import GrammarBuilder, LoopGrammars
-from .loop_settings import LoopSettings
 from .policy import Hearing, HoldTake, Take, addressed, during_hold, late_repeat, take
+from .settings import LoopSettings
 from .voice_controls import step
 
 if TYPE_CHECKING:
-    from .voice_turns import VoiceTurns
+    from ..voices.voice_turns import VoiceTurns
 
 __all__ = ["CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "LoopSettings", "LoopState",
            "StreamCaptions", "Tick"]
@@ -150,7 +150,7 @@ class ListenLoop:
         self._unanswered: tuple[str, float] | None = None   # an aside met with silence, and when
         self._released: tuple[str, float] | None = None     # a held command applied as its window closed
         self._prompts = 0   # "Please say yes or no." said for the open question
-        self.voices: VoiceTurns | None = None   # who is speaking (speech/voice_turns.py)
+        self.voices: VoiceTurns | None = None   # who is speaking (speech/voices/voice_turns.py)
 
     @property
     def done(self) -> bool:

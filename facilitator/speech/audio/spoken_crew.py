@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .audio import convert, frames_of
-from .base import SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from ..base import SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from .devices import convert, frames_of
 
 #: the gap a speaker leaves after the assistant stops, and the silence after their words
 GAP_SECONDS = 0.5

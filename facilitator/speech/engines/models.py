@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ..errors import ModelError
-from ..paths import data_dir
+from ...errors import ModelError
+from ...paths import data_dir
 from .vosk_engine import check_layout
 
 

