@@ -21,6 +21,7 @@ from facilitator.session import Session
 from facilitator.speech.base import (
     SAMPLE_RATE,
     SAMPLE_WIDTH,
+    FirstHearing,
     Hypothesis,
     RecognitionGrammar,
     Segment,
@@ -111,3 +112,51 @@ def compass_session(tmp: Path, **flags: Any) -> Session:
     options = find_game("compass-code").parse_options({"routes": ROUTES, **flags})
     session, _ = Session.start("compass-code", seed=5, options=options, log_path=tmp / "log.jsonl")
     return session
+
+
+class TwoStageRecognizer(ScriptedRecognizer):
+    """Two engines, scripted: ``"FIRST=>VERDICT"`` is heard as FIRST by the fast engine and
+    as VERDICT by the two together (``=>`` alone: the verdict is nothing; no ``=>``: both
+    hear the same).  The verdict is sure unless it starts with ``unsure:``; the first
+    hearing never is.  ``cpu_seconds``: CPU time each verdict spends (so a loop on stream
+    time has it in that many seconds times its ``verify_cpu_scale``)."""
+
+    name = "scripted-two-stage"
+
+    def __init__(self, cpu_seconds: float = 0.0) -> None:
+        super().__init__()
+        self.cpu_seconds = cpu_seconds
+        self.firsts: list[str] = []
+        self.verdicts: list[str] = []
+
+    @staticmethod
+    def _parts(pcm: bytes) -> tuple[str, str] | None:
+        if pcm.startswith(b"\0"):
+            return None
+        text = pcm.decode("utf-8", errors="replace")
+        first, _, verdict = text.partition("=>") if "=>" in text else (text, "", text)
+        return first, verdict
+
+    def hear_first(self, pcm: bytes, grammar: RecognitionGrammar) -> FirstHearing:
+        parts = self._parts(pcm)
+        if parts is None:
+            return FirstHearing(None)
+        first = parts[0].removeprefix("unsure:")
+        self.firsts.append(first)
+        return FirstHearing(Hypothesis(first, sure=False) if first in grammar.phrases else None)
+
+    def verify(self, pcm: bytes, grammar: RecognitionGrammar, first: FirstHearing) -> Hypothesis | None:
+        import time
+
+        began = time.thread_time()
+        while time.thread_time() - began < self.cpu_seconds:
+            pass
+        parts = self._parts(pcm)
+        if parts is None or not parts[1]:
+            return None
+        text, sure = (parts[1][len("unsure:"):], False) if parts[1].startswith("unsure:") else (parts[1], True)
+        self.verdicts.append(text)
+        return Hypothesis(text, sure=sure) if text in grammar.phrases else None
+
+    def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
+        return self.verify(pcm, grammar, self.hear_first(pcm, grammar))

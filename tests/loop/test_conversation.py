@@ -423,3 +423,13 @@ def test_in_two_windows_more_stays_the_reveal_and_go_on_pages() -> None:
     assert grammar.parse("more", typed=False).intent == "more"          # type: ignore[union-attr]
     assert grammar.parse("go on", typed=False).intent == "go on"        # type: ignore[union-attr]
     assert grammar.parse("tell me more", typed=False).intent == "go on"  # type: ignore[union-attr]
+
+
+def test_a_command_that_cannot_be_taken_back_heard_unsure_is_asked_only_when_said_again(tmp_path: Path) -> None:
+    loop, speaker = make(tmp_path)
+    loop.hear(said("unsure:restart the leg", 1.0))     # chatter forced onto the grammar, perhaps
+    assert speaker.spoken == [] and loop.state is LoopState.LISTENING
+    loop.hear(said("unsure:restart the leg", 4.0))     # said again soon: a player means it
+    assert speaker.spoken == ["Restart the leg. Is that right?"]
+    loop.hear(said("no", 8.0, 0.5))
+    assert logged(tmp_path) == []

@@ -23,6 +23,9 @@ def test_an_aside_is_answered_only_from_a_trusted_or_repeated_hearing(hearing: H
     (REPEATED, "true", Take.ASK),            # said again is not sure: a consequential command is still asked
     (ADDRESSED, "true", Take.ASK),        # addressed but unsure: asked
     (SURE, "always", Take.ASK),           # cannot be taken back: asked however it was heard
+    (ADDRESSED, "always", Take.ASK),
+    (REPEATED, "always", Take.ASK),       # said again after silence: now it is asked
+    (UNSURE, "always", Take.CHATTER),     # unsure and unaddressed: chatter must not reach the question
     (SURE, None, Take.APPLY),             # free or checked by the rules (Clover place, a fact)
     (UNSURE, None, Take.APPLY),
 ])

@@ -21,16 +21,20 @@ from .voice_controls import step
 class Conversation(LoopCore):
     """The question, the echo and its window; applying what was agreed."""
 
-    def _said_form(self, command: Command | None = None) -> str:
+    def _said_form(self, command: Command | None = None, *, capital: bool = True) -> str:
         command = command or self.pending
         assert command is not None
         said = self.session.grammar.render(command.canonical, lists=self.ears.lists()) or command.canonical
+        if not capital:
+            return said
         return said[:1].upper() + said[1:]
 
     def _ask(self, key: str = "confirm-ask") -> None:
         self.state = LoopState.CONFIRMING
         self._prompts = 0
-        end = self._speak([self._phrase(key, command=self._said_form())], remember=False)
+        # "Send north east south west. Is that right?"; "Sorry, did you say send west ...?"
+        said = self._said_form(capital=key != "verify-did-you-say")
+        end = self._speak([self._phrase(key, command=said)], remember=False)
         self._deadline = end + self.voice.confirm_timeout_seconds
 
     def _hold(self) -> None:

@@ -114,8 +114,9 @@ class ListenLoop(Routing, Conversation):
         self._heard_text: str | None = None
         self.verdicts: list[tuple[Segment, float, float | None, float | None]] = []
         self._inbox: queue.SimpleQueue[str | Segment] = queue.SimpleQueue()
-        self._pressed: dict[int, float] = {}                 # seat -> when its talk button went down
-        self._phone_spans: list[tuple[float, float]] = []    # recent phone utterances (start, end)
+        #: a phone's or the second microphone's button down since: "phone:N" or "ptt" -> loop time
+        self._pressed: dict[str, float] = {}
+        self._held_spans: list[tuple[float, float]] = []     # recent held utterances (press, release)
         for name in _COUNTS:   # figures for the docs, the game night and the session benchmark
             setattr(self, name, 0)
         #: the game's own session (behind the screens' shared one, when there is one)
@@ -198,22 +199,35 @@ class ListenLoop(Routing, Conversation):
     def phone_press(self, seat: int, at: float | None = None) -> None:
         """A seat's talk button pressed: the assistant stops talking (barge-in), and the
         table's microphone leaves what it hears meanwhile to the phone."""
-        self._pressed[seat] = self.now() if at is None else at
+        self._pressed[f"phone:{seat}"] = self.now() if at is None else at
         self.speaking.stop()
 
     def phone_utterance(self, seat: int, pcm: bytes, end: float | None = None) -> None:
         """A seat's phone heard ``pcm`` between its press and its release (16 kHz int16),
         the release at ``end`` (loop time; None: now)."""
+        self._held_utterance(f"phone:{seat}", pcm, end, "phone", seat)
+
+    def held_press(self, at: float | None = None) -> None:
+        """The push-to-talk button of a second microphone (``devices.ptt_input``) went down."""
+        self._pressed["ptt"] = self.now() if at is None else at
+        self.press(at)
+
+    def held_utterance(self, pcm: bytes, end: float | None = None) -> None:
+        """What the second microphone heard while its button was held (16 kHz int16)."""
+        self._held_utterance("ptt", pcm, end, "ptt", None)
+        self.release(end)
+
+    def _held_utterance(self, key: str, pcm: bytes, end: float | None, source: str, seat: int | None) -> None:
         end = self.now() if end is None else end
         start = max(0.0, end - len(pcm) / 32_000)
-        start = min(start, self._pressed.pop(seat, start))
-        self._phone_spans = [(start, end), *self._phone_spans[:15]]
-        self.submit_segment(Segment(pcm, start, end, start, "phone", seat))
+        pressed = min(start, self._pressed.pop(key, start))
+        self._held_spans = [(pressed, end), *self._held_spans[:15]]
+        self.submit_segment(Segment(pcm, start, end, start, source, seat))
 
     def _on_a_phone(self, segment: Segment) -> bool:
-        """Whether a table utterance overlaps a phone's press (the phone has it)."""
-        now = self.now()
-        spans = self._phone_spans + [(at, now) for at in self._pressed.values()]
+        """Whether a table utterance overlaps a press of a phone or of the second microphone
+        (that microphone has it, heard closer)."""
+        spans = self._held_spans + [(at, float("inf")) for at in self._pressed.values()]
         return any(segment.start < end and segment.end > start for start, end in spans)
 
     # -- time -----------------------------------------------------------------------------

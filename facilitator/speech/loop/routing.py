@@ -26,7 +26,7 @@ class Routing(LoopCore):
         self._timers(segment.start)  # a timeout due before the utterance began fires first
         if self.done:
             return
-        if not segment.phone and self._on_a_phone(segment):
+        if segment.source == "table" and self._on_a_phone(segment):
             self.discarded.append(Discarded(segment, "phone"))   # its phone hears it: heard once
             return
         self.clock.heard_until(segment.end)

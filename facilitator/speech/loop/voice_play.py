@@ -32,6 +32,10 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--audio-in", type=Path, metavar="FILE.wav",
                    help="hear a recording instead of the microphone")
     v.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
+    v.add_argument("--input-channel", type=int, metavar="N",
+                   help="keep channel N (from 0) of a multi-channel microphone (a microphone array's)")
+    v.add_argument("--ptt-input", metavar="NAME|INDEX",
+                   help="a second microphone (a headset, a handheld) heard only while push-to-talk is held")
     v.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
     v.add_argument("--speech-out", type=Path, metavar="DIR",
                    help="write the assistant's speech as WAV files in DIR instead of playing it")
@@ -39,6 +43,8 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--second-engine", choices=("auto", "off", "always"), metavar="MODE",
                    help="Whisper beside pocketsphinx: auto (always when installed), off or always "
                         "(see docs/speech.md)")
+    v.add_argument("--second-model", choices=("tiny", "base"), metavar="MODEL",
+                   help="the second engine's Whisper: tiny (default) or base (the whisper-base extra)")
     v.add_argument("--voices", choices=("auto", "on", "off"), metavar="MODE",
                    help="learn each seat's voice so a role's command is taken only from that seat: "
                         "auto (on with the speakers extra, off in the light mode), on or off "
@@ -69,24 +75,52 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
         from ..audio.push_to_talk import check_available
 
         check_available(args.push_to_talk)
+    if getattr(args, "ptt_input", None) and not args.push_to_talk:
+        raise OptionsError("--ptt-input needs --push-to-talk: the second microphone is heard only while "
+                           "its button is held")
+    channel = getattr(args, "input_channel", None)
+    if channel is not None and channel < 0:
+        raise OptionsError(f"--input-channel {channel}: channels are numbered from 0")
     return voice
 
 
 def run(session: Session, opening: Reply, args: argparse.Namespace,
         out: IO[str] | None = None, err: IO[str] | None = None) -> int:
-    """Play ``session`` by voice; fall back to text play when a device is missing."""
+    """Play ``session`` by voice; fall back to text play when a device is missing.
+
+    With ``--screens`` every seat's phone is a microphone too (its talk button), so a
+    table without a microphone of its own, or without a speaker, still plays by voice:
+    the phones hear, and the screens and captions show what would have been said."""
     out = out or sys.stdout
     err = err or sys.stderr
+
+    def note(message: str) -> None:
+        print(f"facilitator: {message}", file=err, flush=True)
+
     voice = voice_settings(args)
     loop_settings = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
+    phones = getattr(session, "attach_loop", None) is not None   # --screens: the seats' phones hear too
     mic = args.audio_in is None
     recording = None if mic else _source(args)   # an unreadable file stops here, with exit 2
+    table_mic = mic
     try:
         if mic:
             from ..audio.devices import find_device
 
-            find_device(args.input_device, "input")   # no microphone: say so before loading more
-        speaker = _speaker(args, voice, err)
+            try:
+                find_device(args.input_device, "input")   # no microphone: say so before loading more
+            except DeviceError as exc:
+                if not phones:
+                    raise
+                note(f"{exc}; the seats' phones are the microphones (their talk buttons)")
+                table_mic = False
+        try:
+            speaker = _speaker(args, voice, err)
+        except DeviceError as exc:
+            if not phones:
+                raise
+            note(f"{exc}; announcements are shown on the screens and printed only")
+            speaker = PrintedOnly(voice)
     except (DeviceError, SpeechError) as exc:
         return _text_fallback(session, opening, str(exc), out, err)
 
@@ -94,29 +128,32 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     from ..engines.recognize import make_recognizer
 
     recognizer = make_recognizer(vosk_model=args.vosk_model, second_engine=args.second_engine,
-                                 warn=lambda message: print(f"facilitator: {message}", file=err))
+                                 second_model=getattr(args, "second_model", None), warn=note)
     try:
-        source = recording or _source(args)   # a microphone starts capturing here: time 0
+        source = recording or (_source(args) if table_mic else _silence())   # capturing from here: time 0
     except DeviceError as exc:
         _close_speaker(speaker)
         return _text_fallback(session, opening, str(exc), out, err)
     loop = ListenLoop(session, recognizer, speaker, voice, StreamCaptions(out), loop_settings,
-                      wall_clock=time.monotonic if mic else None,
-                      warn=lambda message: print(f"facilitator: {message}", file=err))
+                      wall_clock=time.monotonic if mic else None, warn=note)
     from ..voices.voice_turns import VoiceTurns
 
-    turns = VoiceTurns.attach(loop, voices_mode(args, live=mic),
-                              second_engine=engine_mode(args),
-                              warn=lambda message: print(f"facilitator: {message}", file=err))
+    turns = VoiceTurns.attach(loop, voices_mode(args, live=table_mic), second_engine=engine_mode(args),
+                              warn=note)
     attach = getattr(session, "attach_loop", None)
-    if attach is not None:   # --screens: clicked commands are applied and spoken by this loop
+    if attach is not None:   # --screens: clicks and the phones' utterances go through this loop
         attach(loop)
     stop_ptt: Callable[[], None] = _nothing
+    held = None
     try:
         if args.push_to_talk:
             from ..audio import push_to_talk
 
-            stop_ptt = push_to_talk.start(args.push_to_talk, loop)
+            if getattr(args, "ptt_input", None):
+                from ..audio.held import HeldMicrophone
+
+                held = HeldMicrophone(loop, args.ptt_input)   # the button gates the second microphone
+            stop_ptt = push_to_talk.start(args.push_to_talk, held or loop)
         elif mic and sys.stdin.isatty():
             from ..audio.push_to_talk import read_lines
 
@@ -125,12 +162,23 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
         if turns is not None:
             turns.begin()      # each seat asked by name to say its line
         loop.run_audio(source, Endpointer(complete=loop.complete))
+    except DeviceError as exc:
+        note(str(exc))
+        return 2
     finally:
         stop_ptt()
+        if held is not None:
+            held.close()
         source.close()
         session.log.close()
         _close_speaker(speaker)
     return 0
+
+
+def _silence() -> Any:
+    from ..audio.devices import SilentSource
+
+    return SilentSource()
 
 
 def voices_mode(args: argparse.Namespace, *, live: bool) -> str:
@@ -179,7 +227,7 @@ def _source(args: argparse.Namespace) -> Any:
 
     if args.audio_in is not None:
         return WavSource(args.audio_in)
-    return MicSource(device=args.input_device)
+    return MicSource(device=args.input_device, channel=getattr(args, "input_channel", None))
 
 
 def _text_fallback(session: Session, opening: Reply, reason: str, out: IO[str], err: IO[str]) -> int:
