@@ -32,6 +32,8 @@ LOUD_DBFS = -1.0
 #: what an idle listening assistant needs, with room for speech synthesis (see benchmarks)
 MIN_FREE_MB = 150
 BARS = " ▁▂▃▄▅▆▇█"
+#: the channels of a multi-channel input whose levels are listed
+MAX_CHANNELS_SHOWN = 8
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,11 @@ class Machine(Protocol):
 
     def levels(self, index: int, seconds: float) -> list[float]:
         """Loudness in dBFS of each quarter second heard on input ``index``."""
+        ...
+
+    def channel_levels(self, index: int, seconds: float) -> list[float]:
+        """Loudness in dBFS of each channel of input ``index`` (opened at its own channel
+        count) over ``seconds``."""
         ...
 
     def play(self, index: int, text: str) -> float:
@@ -112,6 +119,7 @@ def dbfs(pcm: bytes) -> float:
 class Doctor:
     def __init__(self, machine: Machine, *, settings_path: Path, data_directory: Path,
                  input_device: str | None = None, output_device: str | None = None,
+                 input_channel: int | None = None, ptt_input: str | None = None,
                  vosk_model: Path | None = None, settings_problem: str | None = None,
                  level_seconds: float = LEVEL_SECONDS, test_phrase: str = "",
                  listen: bool = True, speak: bool = True, screens: Any = None) -> None:
@@ -123,6 +131,8 @@ class Doctor:
         self.data_directory = data_directory
         self.input_device = input_device
         self.output_device = output_device
+        self.input_channel = input_channel
+        self.ptt_input = ptt_input
         self.vosk_model = vosk_model
         self.settings_problem = settings_problem
         self.level_seconds = level_seconds
@@ -160,41 +170,60 @@ class Doctor:
                    else "check that the sound system works: aplay -l and arecord -l (sudo apt install alsa-utils)")
             return [lambda: Check("microphone", False, problem, fix),
                     lambda: Check("speaker", False, problem, fix)]
-        return [lambda: self.microphone(devices), lambda: self.speaker(devices)]
+        found: list[Callable[[], Check]] = [lambda: self.microphone(devices), lambda: self.speaker(devices)]
+        if self.ptt_input:
+            found.insert(1, lambda: self.microphone(devices, "push-to-talk microphone", self.ptt_input, None))
+        return found
 
-    def microphone(self, devices: list[dict[str, Any]]) -> Check:
+    def microphone(self, devices: list[dict[str, Any]], role: str = "microphone", wanted: str | None = None,
+                   channel: int | None = -1) -> Check:
+        """The table's microphone (or, as ``role``, the second one read while push-to-talk is
+        held): its sample rates, its channels and each one's level, and a level meter."""
+        wanted = self.input_device if role == "microphone" else wanted
+        channel = self.input_channel if channel == -1 else channel
         inputs = [d for d in devices if d["inputs"] > 0]
         if not inputs:
-            return Check("microphone", False, "no microphone: no audio input device is connected or visible",
+            return Check(role, False, "no microphone: no audio input device is connected or visible",
                          "plug in a USB microphone, then check that it is seen: arecord -l "
                          "(sudo apt install alsa-utils); if it is listed but not here, add yourself "
                          "to the audio group: sudo usermod -aG audio $USER (then log in again)")
-        chosen = _pick(inputs, self.input_device, "input")
+        chosen = _pick(inputs, wanted, "input", "ptt_input" if role != "microphone" else "input")
         if isinstance(chosen, Check):
             return chosen
         name = f"{chosen['name']!r} (device {chosen['index']})"
         rates = self.machine.input_rates(int(chosen["index"]))
         lines = [f"sample rates it opens at: {', '.join(str(r) for r in rates) or 'none'} Hz"]
+        count = int(chosen["inputs"])
+        lines.append(f"channels: {count}" + ("" if channel is None else f"; the table hears channel {channel}"))
+        if channel is not None and channel >= count:
+            return Check(role, False, f"{name} has {count} channel(s): there is no channel {channel}",
+                         f"set devices.input_channel to 0 to {count - 1}, or remove it", tuple(lines))
         if not rates:
             return Check("microphone", False, f"{name} opens at none of the usual sample rates",
                          "it may be busy (another program records): fuser -v /dev/snd/*", tuple(lines))
         if not self.listen:
             return Check("microphone", True, name, None, tuple(lines))
         try:
+            if count > 1:
+                each = self.machine.channel_levels(int(chosen["index"]), min(1.0, self.level_seconds))
+                shown = ", ".join(f"{n}: {level:.0f}" for n, level in enumerate(each[:MAX_CHANNELS_SHOWN]))
+                more = f" (and {len(each) - MAX_CHANNELS_SHOWN} more)" if len(each) > MAX_CHANNELS_SHOWN else ""
+                lines.append(f"level of each channel over {min(1.0, self.level_seconds):g} s, dBFS: {shown}{more}"
+                             + ("" if channel is not None else "; devices.input_channel picks one"))
             levels = self.machine.levels(int(chosen["index"]), self.level_seconds)
         except FacilitatorError as exc:
-            return Check("microphone", False, f"{name} cannot record: {exc}",
+            return Check(role, False, f"{name} cannot record: {exc}",
                          "it may be busy (another program records): fuser -v /dev/snd/*", tuple(lines))
         peak = max(levels, default=-120.0)
         lines.append(f"level over {self.level_seconds:g} s: |{bar(levels)}| peak {peak:.0f} dBFS")
         if peak < QUIET_DBFS:
-            return Check("microphone", False, f"{name} hears almost nothing (peak {peak:.0f} dBFS): "
-                                              "muted, or its gain is at zero",
+            return Check(role, False, f"{name} hears almost nothing (peak {peak:.0f} dBFS): "
+                                      "muted, or its gain is at zero",
                          "raise the capture level: alsamixer (F4 for capture, M to unmute)", tuple(lines))
         if peak > LOUD_DBFS:
-            return Check("microphone", None, f"{name} clips (peak {peak:.0f} dBFS): speech will distort",
+            return Check(role, None, f"{name} clips (peak {peak:.0f} dBFS): speech will distort",
                          "lower the capture level: alsamixer (F4 for capture)", tuple(lines))
-        return Check("microphone", True, name, None, tuple(lines))
+        return Check(role, True, name, None, tuple(lines))
 
     def speaker(self, devices: list[dict[str, Any]]) -> Check:
         outputs = [d for d in devices if d["outputs"] > 0]
@@ -285,8 +314,11 @@ class Doctor:
         return Check("memory", True, detail)
 
 
-def _pick(devices: list[dict[str, Any]], wanted: str | None, kind: str) -> dict[str, Any] | Check:
+def _pick(devices: list[dict[str, Any]], wanted: str | None, kind: str,
+          key: str | None = None) -> dict[str, Any] | Check:
     role = "microphone" if kind == "input" else "speaker"
+    if key == "ptt_input":
+        role = "push-to-talk microphone"
     known = "; ".join(f"{d['index']}: {d['name']}" for d in devices)
     if wanted:
         text = str(wanted).strip()
@@ -294,8 +326,8 @@ def _pick(devices: list[dict[str, Any]], wanted: str | None, kind: str) -> dict[
                  or (not text.isdigit() and text.lower() in str(d["name"]).lower())]
         if len(found) != 1:
             how = "matches none" if not found else "matches several"
-            return Check(role, False, f"the settings' {kind} device {text!r} {how} of: {known}",
-                         f"set devices.{kind} to one of those names or indexes: facilitator settings path")
+            return Check(role, False, f"the settings' {key or kind} device {text!r} {how} of: {known}",
+                         f"set devices.{key or kind} to one of those names or indexes: facilitator settings path")
         return found[0]
     for d in devices:
         if d.get(f"default_{kind}"):
@@ -350,6 +382,11 @@ class SystemMachine:
                 continue
             rates.append(rate)
         return rates
+
+    def channel_levels(self, index: int, seconds: float) -> list[float]:
+        from .speech.audio.devices import channel_levels
+
+        return channel_levels(str(index), seconds)
 
     def levels(self, index: int, seconds: float) -> list[float]:
         from .speech.audio.devices import MicSource

@@ -37,6 +37,8 @@ RECOGNIZERS = ("pocketsphinx", "vosk")
 SECOND_ENGINES = ("auto", "off", "always")
 #: who is speaking: see facilitator/speech/voices/voice_turns.py
 VOICES = ("auto", "on", "off")
+#: the second engine's Whisper model (facilitator/speech/engines/whisper_model.py)
+SECOND_MODELS = ("tiny", "base")
 #: game options a settings file may preset, by game (the rest are per-game choices)
 GAME_KEYS: dict[str, tuple[str, ...]] = {
     "compass-code": ("players", "mode", "keeper"),
@@ -74,6 +76,11 @@ class Devices:
 
     input: str | None = None
     output: str | None = None
+    #: the input's channel to keep (0-based), opened at its own channel count (a microphone
+    #: array's processed channel); None: the input opened mono
+    input_channel: int | None = None
+    #: a second microphone (a headset, a handheld) read only while push-to-talk is held
+    ptt_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,9 @@ class Listening:
     #: who is speaking (docs/speakers.md): ``auto`` learns the seats' voices when the
     #: speakers extra is installed and the second engine is on; ``on``; ``off``
     voices: str = "auto"
+    #: the second engine's model: ``tiny`` (Whisper tiny.en) or ``base`` (Whisper base, the
+    #: ``whisper-base`` extra: better in talk, about three times the cost)
+    second_model: str = "tiny"
 
 
 @dataclass(frozen=True)
@@ -237,7 +247,11 @@ class _Validator:
             rate_wpm=self.number(s, "speech", "rate_wpm", int, 80, 400, Speech.rate_wpm),
             volume=self.number(s, "speech", "volume", float, 0.1, 1.0, Speech.volume),
         )
-        devices = Devices(input=self.device(d, "input"), output=self.device(d, "output"))
+        channel = d.get("input_channel")
+        if channel is not None and (not isinstance(channel, int) or isinstance(channel, bool) or channel < 0):
+            raise self.fail("devices", "input_channel", f"must be a channel number from 0, not {channel!r}")
+        devices = Devices(input=self.device(d, "input"), output=self.device(d, "output"),
+                          input_channel=channel, ptt_input=self.device(d, "ptt_input"))
         vosk = self.text(li, "listening", "vosk_model")
         listening = Listening(
             recognizer=self.choice(li, "listening", "recognizer", RECOGNIZERS, Listening.recognizer),
@@ -247,6 +261,7 @@ class _Validator:
             second_engine=self.choice(li, "listening", "second_engine", SECOND_ENGINES,
                                       Listening.second_engine),
             voices=self.choice(li, "listening", "voices", VOICES, Listening.voices),
+            second_model=self.choice(li, "listening", "second_model", SECOND_MODELS, Listening.second_model),
         )
         if listening.recognizer == "vosk" and listening.vosk_model is None:
             raise self.fail("listening", "recognizer", "vosk needs listening.vosk_model (a model directory)")
@@ -360,6 +375,9 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("voice", "speech", "voice"),
     ("input_device", "devices", "input"),
     ("output_device", "devices", "output"),
+    ("input_channel", "devices", "input_channel"),
+    ("ptt_input", "devices", "ptt_input"),
+    ("second_model", "listening", "second_model"),
     ("vosk_model", "listening", "vosk_model"),
     ("second_engine", "listening", "second_engine"),
     ("voices", "listening", "voices"),
@@ -435,6 +453,8 @@ volume = 0.5               # 0.1 to 1 (1 is the loudest; 0.5 leaves two "louder"
 [devices]
 # input = "USB"            # microphone: part of its name, or its index (facilitator devices)
 # output = "USB"           # speaker
+# input_channel = 0        # keep one channel of a multi-channel input (a microphone array's)
+# ptt_input = "Headset"    # a second microphone, heard only while push-to-talk is held
 
 [listening]
 recognizer = "pocketsphinx"  # or "vosk" (then vosk_model = "DIR")
@@ -442,6 +462,7 @@ gate = "always"              # always, wake-phrase ("hey referee") or push-to-ta
 push_to_talk = "key"         # key, gpio:PIN or evdev:DEVICE (with gate = "push-to-talk")
 second_engine = "auto"       # auto, off or always: Whisper beside pocketsphinx (extra [whisper])
 voices = "auto"              # auto, on or off: learn each seat's voice (extra [speakers])
+second_model = "tiny"        # tiny or base: the second engine's Whisper (base: extra [whisper-base])
 
 [data]
 # directory = "~/facilitator-data"   # logs, records; default: the platform's data directory

@@ -72,6 +72,8 @@ class Hub:
         #: in voice play, the listen loop's thread-safe ``submit_text``: a clicked command
         #: is applied by the loop, which speaks its reply like any typed line
         self.dispatch: Callable[[str], None] | None = None
+        #: in voice play, the listen loop: the seats' phones are its microphones (None: nobody listens)
+        self.listener: Any = None
         self._tickets: list[_Ticket] = []
         #: in text play, where a clicked command's reply is printed (stdout), like a typed one's
         self.echo: Callable[[Reply], None] | None = None
@@ -286,8 +288,14 @@ class SharedSession:
         return bool(self._session.over)
 
     def attach_loop(self, loop: Any) -> None:
-        """Voice play: clicked commands go through ``loop.submit_text`` from now on."""
+        """Voice play: clicked commands go through ``loop.submit_text`` from now on, and the
+        seats' phones are microphones of the same loop (``phone_press``/``phone_utterance``;
+        what a phone's utterance was heard as comes back through ``phone_heard``)."""
         self._hub.dispatch = loop.submit_text
+        self._hub.listener = loop
+        heard = getattr(self._hub, "phone_heard", None)
+        if heard is not None:
+            loop.on_phone = heard
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)

@@ -230,15 +230,25 @@ def _thing(kind: str) -> str:
 class MicSource:
     """An AudioSource on a microphone, at its own rate, resampled to 16 kHz mono.
 
-    Raises DeviceError when there is no input device or PortAudio is missing.
+    ``channel`` (0-based): open the input at its own channel count and keep that one
+    channel (a microphone array's processed channel, such as a ReSpeaker USB array's
+    channel 0); None opens it mono (the system mixes the channels down).
+    Raises DeviceError when there is no input device, no such channel, or PortAudio is missing.
     """
 
-    def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000) -> None:
+    def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000,
+                 channel: int | None = None) -> None:
         sd = _sounddevice()
         index = find_device(device, "input")
         info = sd.query_devices(index)
         self.rate = int(info["default_samplerate"]) or SAMPLE_RATE
         self.name = str(info["name"])
+        available = int(info["max_input_channels"])
+        if channel is not None and not 0 <= channel < available:
+            raise DeviceError(f"microphone {self.name!r} has {available} channel(s), 0 to {available - 1}; "
+                              f"there is no channel {channel}")
+        self.channels = available if channel is not None else 1
+        self.channel = channel or 0
         self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._resampler = Resampler(self.rate)
         self._t = 0.0
@@ -249,7 +259,7 @@ class MicSource:
 
         try:
             self._stream = sd.RawInputStream(
-                device=index, samplerate=self.rate, channels=1, dtype="int16",
+                device=index, samplerate=self.rate, channels=self.channels, dtype="int16",
                 blocksize=int(self.rate * block_seconds), callback=callback,
             )
             self._stream.start()
@@ -265,7 +275,7 @@ class MicSource:
                 continue
             if chunk is None:
                 return
-            samples = np.frombuffer(chunk, dtype="<i2")
+            samples = one_channel(chunk, self.channels, self.channel)
             pending += to_pcm16(self._resampler.process(samples))
             while len(pending) >= FRAME_BYTES:
                 yield Frame(pending[:FRAME_BYTES], self._t)
@@ -287,6 +297,66 @@ class MicSource:
             self._stream.close()
         except Exception:  # noqa: BLE001, S110 - closing a stream whose device vanished
             pass
+
+
+def channel_levels(device: str | int | None, seconds: float) -> list[float]:
+    """The loudness (dBFS, RMS) of each channel of an input opened at its own channel count,
+    over ``seconds`` (``facilitator doctor``)."""
+    import math
+
+    sd = _sounddevice()
+    index = find_device(device, "input")
+    info = sd.query_devices(index)
+    channels = int(info["max_input_channels"])
+    rate = int(info["default_samplerate"]) or SAMPLE_RATE
+    try:
+        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
+                          device=index, blocking=True)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
+        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
+    x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+    rms = np.sqrt(np.mean(x * x, axis=0)) if len(x) else np.zeros(channels)
+    return [20 * math.log10(r / 32768.0) if r > 0 else -120.0 for r in rms]
+
+
+def one_channel(chunk: bytes, channels: int, channel: int) -> np.ndarray:
+    """Channel ``channel`` of interleaved int16 ``chunk`` with ``channels`` channels."""
+    samples = np.frombuffer(chunk, dtype="<i2")
+    if channels == 1:
+        return samples
+    usable = len(samples) - len(samples) % channels
+    return samples[:usable].reshape(-1, channels)[:, channel].copy()
+
+
+class SilentSource:
+    """An AudioSource for a table with no microphone of its own (phones are its microphones):
+    silent frames at the pace of the clock, so the loop's time, timeouts and queued phone
+    utterances go on."""
+
+    def __init__(self, sleep: Any = None) -> None:
+        import time
+
+        self._sleep = sleep or time.sleep
+        self._closed = False
+
+    def frames(self) -> Iterator[Frame]:
+        t = 0.0
+        silence = bytes(FRAME_BYTES)
+        while not self._closed:
+            self._sleep(FRAME_MS / 1000)
+            yield Frame(silence, t)
+            t += FRAME_MS / 1000
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def stop_playing() -> None:
+    """Stop what ``play_pcm`` is playing (from another thread: barge-in)."""
+    try:
+        _sounddevice().stop()
+    except Exception:  # noqa: BLE001, S110 - nothing playing, or the device is gone
+        pass
 
 
 def play_pcm(pcm: bytes, rate: int, device: str | int | None = None) -> float:

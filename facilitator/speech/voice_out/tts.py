@@ -258,6 +258,12 @@ class SoundSpeaker:
         pcm, rate = self._earcons[name]
         play_pcm(scaled(pcm, self.settings.volume), rate, self.device)
 
+    def stop(self) -> None:
+        """Barge-in: stop the sentence playing now (a phone's talk button went down)."""
+        from ..audio.devices import stop_playing
+
+        stop_playing()
+
 
 class FileSpeaker:
     """Speaker without a sound card: each sentence and earcon becomes a numbered WAV.
