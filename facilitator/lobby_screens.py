@@ -39,7 +39,7 @@ class TableScreens:
     def __init__(self, lobby: Lobby, args: argparse.Namespace, err: IO[str]) -> None:
         settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=args.host)
         self.server = ScreenServer(lobby, Reply(), settings, store=store_for(lobby.store.directory),
-                                   owner=OWNER, seat_count=LOBBY_SEATS)
+                                   owner=OWNER, seat_count=LOBBY_SEATS, data=lobby.store.directory)
         self.lobby = lobby
         #: the game this service was playing when it last stopped (None: it was in the lobby)
         self.was_playing = lobby.store.playing()

@@ -83,6 +83,8 @@ class Screens:
         self.hub = hub
         self.seats = seats
         self.tries = tries or CodeTries()
+        #: the LAN certificate (the server sets it): the table screen shows its fingerprint
+        self.certificate: Any = None
         #: the address phones use (the server sets it): join links and QR codes are built
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
@@ -138,8 +140,11 @@ class Screens:
     def _table_context(self, request: Request) -> dict[str, Any]:
         base = self.base_url or str(request.base_url)
         if is_lobby(self.hub):
-            return lobby_table_view(self.hub, self.seats, base)
-        return table_view(self.hub, self.seats, base)
+            context = lobby_table_view(self.hub, self.seats, base)
+        else:
+            context = table_view(self.hub, self.seats, base)
+        context["certificate"] = self.certificate
+        return context
 
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):

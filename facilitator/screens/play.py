@@ -25,7 +25,8 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
     settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None))
     server = ScreenServer(session, opening, settings,
                           store=store_for(session.table.directory) if log is not None else None,
-                          owner=f"play:{log.resolve()}" if log is not None else "")
+                          owner=f"play:{log.resolve()}" if log is not None else "",
+                          data=session.table.directory)
     server.start()
     print(f"facilitator: table screen: open {server.table_url}", file=err, flush=True)
     if server.seats.unsaved:
