@@ -130,6 +130,7 @@ def _run(args: argparse.Namespace, settings: Settings, store: GameStore, stdin: 
         args.lan = args.lan if args.lan is not None else settings.screens.lan
         args.port = args.port if args.port is not None else settings.screens.port
         args.host = args.host or settings.screens.host
+        args.keep_phone_audio = settings.screens.keep_phone_audio
         screens = TableScreens(lobby, args, err)
     try:
         if args.text:

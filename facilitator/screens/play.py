@@ -22,7 +22,8 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
                       err: IO[str] | None = None) -> int:
     err = err or sys.stderr
     log = session.log.path
-    settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None))
+    settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None),
+                              keep_phone_audio=bool(getattr(args, "keep_phone_audio", False)))
     server = ScreenServer(session, opening, settings,
                           store=store_for(session.table.directory) if log is not None else None,
                           owner=f"play:{log.resolve()}" if log is not None else "",

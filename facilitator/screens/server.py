@@ -28,6 +28,7 @@ from .app import Screens
 from .hub import Hub
 from .labels import labels
 from .seats import STORE_NAME, Seats
+from .talk import Talk
 from .tls import LanServer, server_context
 
 LOOPBACK = "127.0.0.1"
@@ -41,6 +42,8 @@ class ScreenSettings:
     lan: bool = False
     port: int = DEFAULT_PORT   # 0: any free port
     host: str | None = None    # the address phones use (default: found from the interfaces)
+    #: keep each phone's utterance as a WAV in the data directory (``[screens] keep_phone_audio``)
+    keep_phone_audio: bool = False
 
 
 class ScreenServer:
@@ -52,8 +55,8 @@ class ScreenServer:
         """``store``: where the seats are kept for the table session named ``owner``
         (see ``Seats``); None keeps them in memory only.  ``seat_count``: the seats
         to offer when ``session`` has no players (the table service's lobby).
-        ``data``: the table's data directory, where the LAN certificate is kept (None:
-        the platform's data directory)."""
+        ``data``: the table's data directory, where the LAN certificate (and, when the
+        settings ask, phones' audio) is kept (None: the platform's data directory)."""
         self.settings = settings
         self.host = public_host(settings)   # before binding: a --lan without an address is refused
         self.data = data
@@ -62,7 +65,8 @@ class ScreenServer:
         count = seat_count if seat_count is not None else len(session.state.names)
         self.seats = Seats(count, store, owner)
         self.hub = Hub(session, opening, self.seats)
-        self.screens = Screens(self.hub, self.seats)
+        kept = (data or _data_dir()) if settings.keep_phone_audio else None
+        self.screens = Screens(self.hub, self.seats, talk=Talk(keep=kept))
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
         self.port = int(self._socket.getsockname()[1])
         self.screens.base_url = self.base_url

@@ -273,3 +273,41 @@ def test_an_abandoned_utterance_goes_stale_and_the_rate_window_slides():
     assert many.value.key == "too-many" and many.value.status == 429
     clock[0] += 61
     talk.start(1)
+
+
+def test_the_keep_phone_audio_setting_reaches_the_server_and_keeps_wavs_in_the_data_directory(tmp_path, phones):
+    import argparse
+
+    from facilitator import settings
+    from facilitator.screens import ScreenServer, ScreenSettings
+    from facilitator.session import Session
+    from facilitator.table_data import TableData
+
+    chosen = settings.parse("[screens]\nkeep_phone_audio = true\n", tmp_path / "config.toml")
+    assert chosen.screens.keep_phone_audio is True and settings.Settings().screens.keep_phone_audio is False
+    with pytest.raises(settings.SettingsError, match="keep_phone_audio: must be true or false"):
+        settings.parse('[screens]\nkeep_phone_audio = "yes"\n', tmp_path / "config.toml")
+    args = argparse.Namespace(keep_phone_audio=None)
+    settings.apply_to_args(chosen, args)                # play reads it through its flags' defaults
+    assert args.keep_phone_audio is True
+    assert settings.parse(settings.render(chosen), tmp_path / "again.toml").screens == chosen.screens
+    for keep in (False, True):
+        data = tmp_path / f"data-{keep}"
+        session, opening = Session.start("lantern-links", players=3, seed=2, table=TableData(data),
+                                         log_path=tmp_path / f"g-{keep}.jsonl")
+        server = ScreenServer(session, opening, ScreenSettings(port=0, keep_phone_audio=keep), data=data).start()
+        try:
+            server.hub.listener = Recording()
+            phone = phones(server, 1)
+            utterance = press(phone)
+            phone.post(f"/seat/1/talk/{utterance}/0", content=tone(0), headers=OCTETS)
+            assert phone.post(f"/seat/1/talk/{utterance}/end").status_code == 200
+        finally:
+            server.stop()
+            session.log.close()
+        kept = sorted((data / talk_mod.AUDIO_FOLDER).glob("*.wav")) if keep else []
+        assert (data / talk_mod.AUDIO_FOLDER).exists() is keep
+        if keep:
+            (wav,) = kept
+            with wave.open(str(wav)) as w:
+                assert w.readframes(w.getnframes()) == tone(0)
