@@ -78,6 +78,7 @@ class TableScreens:
 
     def stop(self) -> None:
         self.hub.dispatch = None
+        self.hub.listener = None
         self.server.stop()
 
 

@@ -46,5 +46,6 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
         return voice_play.run(shared, opening, args)
     finally:
         server.hub.dispatch = None   # the loop is gone: clicks (if any) apply directly again
+        server.hub.listener = None   # and nobody hears the phones any more
         server.hub.echo = None
         server.stop()

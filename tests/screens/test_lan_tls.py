@@ -224,3 +224,16 @@ def test_a_fresh_machine_with_lan_prints_https_links(tmp_path):
     done = play(PLAY, tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"table screen: open https://{LAN}:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_table_service_with_lan_serves_https_too(tmp_path):
+    serve = [sys.executable, "-m", "facilitator", "serve", "--text", "--screens", "--lan",
+             "--host", "10.20.30.41", "--port", "0", "--data-dir", str(tmp_path / "data")]
+    done = subprocess.run(serve, input="", capture_output=True, text=True, timeout=deadline(90), check=False,
+                          env={"FACILITATOR_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"table screen: open https://10\.20\.30\.41:\d+/table/[\w-]{20,}\n", done.stderr)
+    kept = certs.load(tmp_path / "data" / certs.CERT_NAME, tmp_path / "data" / certs.KEY_NAME)
+    assert kept is not None and "10.20.30.41" in kept.ip_names
