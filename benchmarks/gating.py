@@ -86,7 +86,7 @@ def chatter_trial(game: str, mode: str, clips: list[bytes], recognizer: Any) -> 
         first_discarded = len(loop.discarded)
         if loop.state is LoopState.CONFIRMING:
             counts["echoed"] += 1
-        if loop.state not in (LoopState.CONFIRMING,) and not (mode == "wake" and loop._armed):
+        if loop.state not in (LoopState.CONFIRMING,) and not (mode == "wake" and loop.gate.armed):
             break   # nothing pending and not awake: this trial is over
     loop.finish()
     for reply in executed:

@@ -127,6 +127,8 @@ class Session:
         #: voice turns (speech/voices/voice_turns.py): (a voice command, the seat heard or None),
         #: logged as ``heard`` on the first event of a voice command's batch
         self.heard: Callable[[], tuple[bool, int | None]] | None = None
+        #: voice turns are on: a seat may be asked to say its line (its screen offers it)
+        self.learns_voices = False
 
     # -- starting ----------------------------------------------------------------
     @classmethod

@@ -87,7 +87,7 @@ def seat_controls(session: Session, seat: int) -> list[Control]:
 def _voice(session: Session, seat: int) -> list[Control]:
     """With voice turns on (docs/speakers.md): "Learn my voice" asks this seat to speak
     its line to the table's microphone (the typed ``enrol N``)."""
-    if getattr(session, "heard", None) is None:
+    if not getattr(session, "learns_voices", False):
         return []
     return [Control("enrol", labels()["controls"]["enrol"], f"enrol {seat}", intent="enrol")]
 

@@ -4,9 +4,11 @@ Audio inside the project is always 16 kHz mono signed 16-bit little-endian PCM.
 
 ::
 
-    AudioSource.frames() -> Frame ...   (mic via sounddevice, or a WAV file)
+    AudioSource.frames() -> Frame ...   (the table's microphone, or a WAV file)
       -> Endpointer (VAD) -> Segment    (one utterance, with its stream times)
+    a seat's phone (a held talk button) -> Segment (its press gave the edges; source "phone")
       -> Recognizer.decode(segment.pcm, RecognitionGrammar) -> Hypothesis | None
+         (a TwoStage recognizer also hears first, fast, and verifies later)
       -> Session.parse(text, typed=False, narrow=True) -> Command | NotRecognized
       -> confirmation gate -> Session.execute(command) -> Reply
       -> Speaker.speak(sentence)  (captions printed too)
@@ -44,12 +46,23 @@ class Segment:
     start: float
     end: float
     pcm_start: float | None = None
+    #: the microphone that heard it: ``"table"`` (the table's, cut by the endpointer),
+    #: ``"ptt"`` (a second microphone read only while push-to-talk is held) or
+    #: ``"phone"`` (a seat's phone: the talk button's press and release are its edges)
+    source: str = "table"
+    #: the seat whose phone heard it (None for every other microphone)
+    seat: int | None = None
+
+    @property
+    def phone(self) -> bool:
+        """Heard by a seat's phone: the speaker is that seat, and the table addressed the referee."""
+        return self.source == "phone" and self.seat is not None
 
     def after(self, t: float) -> Segment:
         """The part of this utterance from stream time ``t`` on (``t`` within it)."""
         origin = self.start if self.pcm_start is None else self.pcm_start
         cut = max(0, round((t - origin) * SAMPLE_RATE)) * SAMPLE_WIDTH
-        return Segment(self.pcm[cut:], max(self.start, t), self.end, max(self.start, t))
+        return Segment(self.pcm[cut:], max(self.start, t), self.end, max(self.start, t), self.source, self.seat)
 
 
 @dataclass(frozen=True)
@@ -97,6 +110,29 @@ class Recognizer(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class FirstHearing:
+    """A two-stage recognizer's fast hearing of one utterance (never sure on its own), kept
+    for the second engine's verdict: ``hint`` is the fast engine's best legal phrase even
+    when it rejected the utterance (the second engine scores it too)."""
+
+    hypothesis: Hypothesis | None
+    hint: str | None = None
+
+
+class TwoStage(Recognizer, Protocol):
+    """A recognizer whose answer comes in two steps: a fast first hearing, then a slower
+    verdict that may take the second engine's time (``decode`` is both at once)."""
+
+    def hear_first(self, pcm: bytes, grammar: RecognitionGrammar) -> FirstHearing:
+        """The fast engine alone."""
+        ...
+
+    def verify(self, pcm: bytes, grammar: RecognitionGrammar, first: FirstHearing) -> Hypothesis | None:
+        """Both engines' answer, given the fast engine's hearing (thread-safe against ``decode``)."""
+        ...
+
+
 class AudioSource(Protocol):
     def frames(self) -> Iterator[Frame]:
         """Frames until the source ends (a file) or forever (a microphone)."""
@@ -112,6 +148,14 @@ class Speaker(Protocol):
 
     def earcon(self, name: str) -> None:
         """Play a short sound: ``listening``, ``understood`` or ``not-understood``."""
+        ...
+
+
+class Interruptible(Speaker, Protocol):
+    """A speaker that a phone's press can stop mid-sentence (barge-in)."""
+
+    def stop(self) -> None:
+        """Stop what is playing now (thread-safe); ``speak`` returns early."""
         ...
 
 

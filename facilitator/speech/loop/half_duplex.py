@@ -6,6 +6,10 @@ earcon often starts inside that window, and the endpointer joins the tail of the
 assistant's echo and the reply into one utterance, so the front is trimmed
 instead of dropping the whole utterance.  An utterance that began before the
 assistant started talking (the table talked over it) is dropped.
+
+A phone's utterance is never dropped: its press stopped the assistant (barge-in),
+and the phone is held close to its player's mouth, so only what it caught of the
+assistant's own voice is trimmed off its front (``admit_pressed``).
 """
 
 from __future__ import annotations
@@ -37,3 +41,17 @@ def admit(segment: Segment, speech: Sequence[tuple[float, float]],
     if any(trimmed.start < u and trimmed.end > s for s, u in speech):
         return None, beyond
     return trimmed, True
+
+
+def admit_pressed(segment: Segment, speech: Sequence[tuple[float, float]], deaf_seconds: float,
+                  min_trimmed_seconds: float) -> Segment | None:
+    """A phone's utterance without the assistant's own sound (its deaf window left out:
+    the room's echo is far below a close microphone); None when too little is left."""
+    sounds = [(start, until - deaf_seconds) for start, until in speech]
+    hits = [end for start, end in sounds if segment.start < end and segment.end > start]
+    if not hits:
+        return segment
+    until = max(hits)
+    if segment.end - until < min_trimmed_seconds:
+        return None
+    return segment.after(until)

@@ -9,14 +9,26 @@ the listen loop, the session benchmark and the clip benchmark apply one rule
 
 Listening (``take``)::
 
+    the fast engine's first hearing (two engines, not yet verified)
+        confirm = true, the rules accept it -> HOLD_FIRST (echo now, verify meanwhile)
+        anything else                       -> WAIT  (hear with both engines, then decide)
     aside (query, help, repeat, paging, voice control)
         trusted hearing          -> ANSWER   (said now, logged never)
         otherwise                -> CHATTER  (silence)
     unsure, unaddressed, and the rules would refuse it now -> CHATTER
     confirmed intent the rules accept now
+        confirm = "always", unsure, unaddressed, not said again -> CHATTER
         confirm = "always", or heard unsure -> ASK   ("... Is that right?")
         confirm = true, heard sure          -> HOLD  (implicit echo, undo window)
     anything else                           -> APPLY (free or checked commands; a refusal is said)
+
+A command that cannot be taken back (``confirm = "always"``: a final answer, a
+commit, restarting a leg, finish, new game, quit) heard unsure from a table that
+did not address the referee is met with silence the first time: chatter forced
+onto the grammar ("the card on the left" heard as a final answer) must not even
+reach the question, whose "yes" might then be misheard too.  Said again soon
+(*repeated*, as for asides), it is asked.  From a sure or addressed hearing it
+is asked at once.
 
 A hearing is *trusted* for an aside when the recognizer is sure, the table
 addressed the referee (wake phrase, push-to-talk), or the same aside was heard
@@ -42,6 +54,14 @@ While an implicit echo's undo window is open (``during_hold``)::
 A repeat that began inside the window but ended after it closed (the held
 command was applied meanwhile) is the same repeat: ``late_repeat`` says so, and
 nothing more is applied.
+
+When the second engine's verdict on a command echoed from the first hearing
+arrives (``after_verify``); nothing is applied before it::
+
+    the same command, sure                  -> KEEP      (the window runs on as any echo's)
+    the same command, unsure                -> ASK       ("Is that right?": applied only on yes)
+    another command the rules accept now    -> CORRECT   ("Sorry, did you say ...?", asked)
+    nothing, an aside, or a refused command -> WITHDRAW  ("Sorry, I misheard that.")
 """
 
 from __future__ import annotations
@@ -58,6 +78,17 @@ class Take(str, Enum):
     ASK = "ask"           # asked "... Is that right?", applied only on yes
     HOLD = "hold"         # echoed, applied when the undo window closes
     APPLY = "apply"       # applied (or refused aloud by the rules) now
+    HOLD_FIRST = "hold-first"  # echoed from the first hearing; verified before it may apply
+    WAIT = "wait"         # a first hearing that needs the two engines' verdict first
+
+
+class VerifyTake(str, Enum):
+    """What the second engine's verdict does to a command echoed from the first hearing."""
+
+    KEEP = "keep"
+    ASK = "ask"
+    CORRECT = "correct"
+    WITHDRAW = "withdraw"
 
 
 class HoldTake(str, Enum):
@@ -78,12 +109,16 @@ class Hearing:
     ``sure``: the recognizer's verdict that the words are what was said;
     ``addressed``: the table spoke to the referee (wake phrase, push-to-talk);
     ``repeated``: the same command was heard unsure just before and met with
-    silence (weaker than ``sure``: it trusts an aside, never a consequential command).
+    silence (weaker than ``sure``: it trusts an aside, and lets a command that cannot
+    be taken back be asked; it never skips a question);
+    ``first``: the fast engine's hearing alone, before the two engines' verdict
+    (never sure).
     """
 
     sure: bool = False
     addressed: bool = False
     repeated: bool = False
+    first: bool = False
 
 
 def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
@@ -105,12 +140,16 @@ def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool
     accept the command now (an illegal one is refused at once, never echoed);
     ``quiet_refusal``: an unsure, unaddressed command the rules would refuse is
     chatter (the lobby refuses nothing this way)."""
+    if hearing.first:
+        return Take.HOLD_FIRST if not aside and confirm == "true" and acceptable else Take.WAIT
     if aside:
         return Take.ANSWER if hearing.sure or hearing.addressed or hearing.repeated else Take.CHATTER
     trusted = hearing.sure or hearing.addressed
     if not trusted and quiet_refusal and not acceptable:
         return Take.CHATTER
     if confirm is not None and acceptable:
+        if confirm == "always" and not trusted and not hearing.repeated and quiet_refusal:
+            return Take.CHATTER
         if confirm == "always" or not hearing.sure:
             return Take.ASK
         return Take.HOLD
@@ -146,3 +185,19 @@ def late_repeat(*, heard: str, started: float, released: tuple[str, float]) -> b
     command, begun before the window closed, is the player confirming it, not a second one."""
     canonical, closed = released
     return heard.lower() == canonical.lower() and started <= closed
+
+
+def after_verify(*, held: str, verified: str | None, sure: bool, aside: bool, acceptable: bool) -> VerifyTake:
+    """The rule of the module docstring for the verdict on an echoed first hearing.
+
+    ``held``: the echoed command (canonical); ``verified``: the command of the two
+    engines' verdict (None: they heard nothing they would take); ``sure``: the
+    verdict's sureness; ``aside`` and ``acceptable``: whether the verdict's command
+    is an aside, and whether the rules would accept it now."""
+    if verified is None:
+        return VerifyTake.WITHDRAW
+    if verified.lower() == held.lower():
+        return VerifyTake.KEEP if sure else VerifyTake.ASK
+    if aside or not acceptable:
+        return VerifyTake.WITHDRAW
+    return VerifyTake.CORRECT

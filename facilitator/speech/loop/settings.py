@@ -34,6 +34,11 @@ class LoopSettings:
     repeat_window_seconds: float = 15.0
     #: failures in a row before the referee offers the right form (once)
     hint_after_failures: int = 2
+    #: stream time only (a recording, a benchmark): the second engine's verdict on an echo is in
+    #: this many times its CPU seconds after it started (1: this machine; a Raspberry Pi 4 is
+    #: slower, see benchmarks/RESULTS.md for the estimate); at a live table it is computed
+    #: in a worker thread and is in when it is done
+    verify_cpu_scale: float = 1.0
     rate_step_wpm: int = 25
     min_rate_wpm: int = 90
     max_rate_wpm: int = 280

@@ -1,33 +1,38 @@
 """Voice turns: the listen loop learns each seat's voice and holds a role's command to it.
 
-``VoiceTurns.attach(loop, ...)`` hooks into three places of ``ListenLoop``:
+``VoiceTurns.attach(loop, ...)`` (or the constructor) sets ``loop.voices``; the loop
+then routes three things through it, and acts on what it returns:
 
-* ``enrolling(segment)``: while a seat is asked "Ann, say: I'm ready to play",
-  the next utterance is that seat's enrollment (or the table's "no": voices off);
-* ``stops(command)``: where a heard command is routed.  The utterance's
+* ``enrolling``/``line(segment, answer, sure)``: while a seat is asked "Ann, say:
+  I'm ready to play", the next table utterance is that seat's enrollment (or the
+  table's "no": voices off); ``line`` returns the sentences to say;
+* ``ruling(command, segment)`` where a heard command is routed: the utterance's
   similarity to each enrolled voice gives a verdict (``speakers.identify``) and
-  the referee's ``acting_seats`` who may give the command now
-  (``speakers.rule``): a stranger's voice is chatter, a sure match to another
-  seat is refused once ("That is Cat's guess to send", a ``command-rejected``),
-  an unsure one is taken as without voices;
+  the referee's ``acting_seats`` who may give the command now (``speakers.rule``):
+  ``"chatter"`` (a stranger's voice: silence), ``"refuse"`` (a sure match to
+  another seat: ``refusal`` logs it and gives the words, said once until the game
+  moves), or ``"take"`` (an unsure one is taken as without voices);
 * ``typed(text)``: ``enrol N`` (typed, or a phone's button) asks seat N to speak.
 
-Typed and clicked commands are never checked.  The loop's captions name a
-sure speaker ("> Ann: send north east south west"), and the session logs the
-seat heard for each voice command (``heard``: a seat, or null when unsure) on
-the first event of its batch.  See ``docs/speakers.md``.
+Typed and clicked commands are never checked, and a phone's utterance needs no
+voiceprint (the loop knows its seat).  The loop's captions name a sure speaker
+("> Ann: send north east south west"); ``heard_seat`` gives the session's log the
+seat heard for each voice command.  Questions to the table are said through the
+loop's public ``say``.  See ``docs/speakers.md``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
 from ...command import Command
+from ...session import Reply
 from ..base import Segment
+from .refusal import refuse, seat_name
 from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, closest, identify, rule, similarities
 from .voiceprints import Voiceprints
 
@@ -41,6 +46,8 @@ MIN_ENROLL_SECONDS = 0.7
 #: a "no" to the enrollment question is short (a line to learn is longer)
 MAX_NO_SECONDS = 0.9
 _ENROL = re.compile(r"^\s*enrol{1,2}(?:\s+seat)?\s+(\d+)\s*$", re.IGNORECASE)
+
+Ruling = Literal["take", "chatter", "refuse"]
 
 
 class Embeds(Protocol):
@@ -67,8 +74,7 @@ class VoiceTurns:
         self.embedded = 0
         loop.voices = self
         loop.captions = _NamingCaptions(loop.captions, self)
-        # the game's own session (behind the screens' shared one, when there is one) logs it
-        getattr(loop.session, "_session", loop.session).heard = self._heard_seat
+        loop.game_session.learns_voices = True   # the seats' screens offer "Learn my voice"
 
     @classmethod
     def attach(cls, loop: ListenLoop, mode: str, *, second_engine: str | None = None,
@@ -99,11 +105,13 @@ class VoiceTurns:
         return tuple(getattr(self.loop.session.state, "names", ()) or ())
 
     def name(self, seat: int) -> str:
-        names = self._names()
-        return names[seat - 1] if 0 < seat <= len(names) else self.loop.session.phrases.say("seat-name", seat=seat)
+        return seat_name(self.loop.session, seat)
+
+    def _line(self, key: str, **fields: Any) -> str:
+        return str(self.loop.session.phrases.say(key, **fields))
 
     def _say(self, key: str, **fields: Any) -> None:
-        self.loop._speak([self.loop.session.phrases.say(key, **fields)], remember=False)
+        self.loop.say([self._line(key, **fields)], remember=False)
 
     # -- enrollment --------------------------------------------------------------
     def begin(self) -> None:
@@ -123,57 +131,56 @@ class VoiceTurns:
         self._say("voices-ask", name=self.name(seat))
 
     def _ask_next(self) -> None:
-        self._replace = False
         if not self.queue:
-            self.asking = None
+            self.asking, self._replace = None, False
             return
+        self.loop.say([self._next_question()], remember=False)
+
+    def _next_question(self) -> str:
+        self._replace = False
         self.asking = self.queue.pop(0)
         key = "voices-ask-first" if self._first_question else "voices-ask"
         self._first_question = False
-        self._say(key, name=self.name(self.asking))
+        return self._line(key, name=self.name(self.asking))
 
-    def enrolling(self, segment: Segment) -> bool:
-        """Take ``segment`` as the asked seat's line; False when no seat is asked."""
-        from ..loop.listen import CONFIRM_INTENTS, LoopState
+    @property
+    def enrolling(self) -> bool:
+        """Whether a seat is asked to say its line (the next table utterance is it)."""
+        return self.asking is not None
 
+    def line(self, segment: Segment, answer: Command | None, sure: bool) -> list[str]:
+        """Take ``segment`` as the asked seat's line (``answer``: it heard as yes/no/cancel/
+        repeat, ``sure``: how surely); return the sentences to say."""
         seat = self.asking
-        if seat is None or self.loop.state not in (LoopState.LISTENING, LoopState.DORMANT):
-            return False
+        if seat is None:
+            return []
         voiced = segment.end - segment.start
-        hyp = self.loop._decode(segment, CONFIRM_INTENTS)
-        answer = self.loop.session.grammar.parse(hyp.text, intents=CONFIRM_INTENTS, typed=False) \
-            if hyp is not None and hyp.text.strip() else None
-        if isinstance(answer, Command) and answer.intent in ("no", "cancel") \
-                and (hyp is not None and hyp.sure or voiced <= MAX_NO_SECONDS):
-            self.loop.captions.heard(hyp.text if hyp is not None else "no")
+        if answer is not None and answer.intent in ("no", "cancel") and (sure or voiced <= MAX_NO_SECONDS):
             self.asking, self.queue = None, []
             self._save(self.prints.decline)
-            self._say("voices-declined")
-            return True
+            return [self._line("voices-declined")]
         if voiced < MIN_ENROLL_SECONDS:
-            self._say("voices-again", name=self.name(seat))
-            return True
+            return [self._line("voices-again", name=self.name(seat))]
         embedding = self._embed(segment)
         if embedding is None:
             self.asking, self.queue = None, []
-            self._say("voices-unavailable")
-            return True
+            return [self._line("voices-unavailable")]
         replace = self._replace
         self._save(lambda: self.prints.add(seat, embedding, replace=replace))
-        self._say("voices-thanks", name=self.name(seat))
+        said = [self._line("voices-thanks", name=self.name(seat))]
         if self.queue:
-            self._ask_next()
+            said.append(self._next_question())
         else:
             self.asking, self._replace = None, False
             if not replace:
-                self._say("voices-done")
-        return True
+                said.append(self._line("voices-done"))
+        return said
 
     def _save(self, write: Callable[[], None]) -> None:
         try:
             write()
         except OSError as exc:   # the voices stay in memory; the game goes on
-            self.loop._warn(f"cannot keep the enrolled voices: {exc.strerror or exc}")
+            self.loop.warn(f"cannot keep the enrolled voices: {exc.strerror or exc}")
 
     def typed(self, text: str) -> bool:
         """``enrol N`` (also ``enroll seat N``): ask seat N to speak to the table's microphone."""
@@ -215,51 +222,41 @@ class VoiceTurns:
         scores = self.scores(segment)
         return identify(scores, self.limits) if scores else UNKNOWN
 
-    def stops(self, command: Command) -> bool:
-        """Whether a heard ``command`` stops here: a stranger's (chatter, silence) or a
-        role's command in another enrolled seat's sure voice (refused once, logged)."""
-        loop = self.loop
-        segment = loop.current
+    def ruling(self, command: Command, segment: Segment | None) -> Ruling:
+        """What the voice in ``segment`` makes of ``command`` (nothing is said or logged):
+        take it, chatter (a stranger), or refuse it (another seat's command)."""
         scores = self.scores(segment)
         if not scores:
-            return False
-        referee, state = loop.session.referee, loop.session.state
-        acting = referee.acting_seats(state, command)
-        ruling = rule(scores, acting, self.limits)
-        if ruling == "take":
-            return False
-        if ruling == "chatter":
+            return "take"
+        session = self.loop.session
+        return rule(scores, session.referee.acting_seats(session.state, command), self.limits)
+
+    def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
+        """Refuse a role's command said in another seat's voice: logged, and the words to
+        say; None when it was said once already and the game has not moved since (then
+        it is chatter).  A stranger's voice is counted here too (None)."""
+        session = self.loop.session
+        acting = session.referee.acting_seats(session.state, command)
+        scores = self.scores(segment)
+        if identify(scores, self.limits).kind == "stranger" or acting is None:
             self.strangers += 1
-            loop._chatter()
-            return True
-        assert acting is not None
-        if (command.intent, acting, loop.session.log.next_seq) in self._told:
-            loop._chatter()     # said once already: the game has not moved since
-            return True
+            return None
+        if (command.intent, acting, session.log.next_seq) in self._told:
+            return None
         self.refused += 1
-        if len(acting) == 1:
-            owner = next(iter(acting))
-            key = "speaker-not-yours-" + command.intent.replace(" ", "-")
-            if key not in loop.session.phrases:
-                key = "speaker-not-yours"
-            fields = {"name": self.name(owner)}
-        else:
-            heard = closest(scores, frozenset(scores) - acting) or 0
-            key, fields = "speaker-spectator", {"name": self.name(heard)}
+        heard = closest(scores, frozenset(scores) - acting) or 0
         self._routing = segment
         try:
-            reply = loop.session.reject(command.text, key, "another seat's voice", command, **fields)
+            reply = refuse(session, command, acting, heard, "another seat's voice")
         finally:
             self._routing = None
-        self._told.add((command.intent, acting, loop.session.log.next_seq))
-        loop._earcon("not-understood")
-        loop._speak_reply(reply, remember=False)
-        loop._after_command()
-        return True
+        # the game has not moved while the log's next number is the one after this refusal
+        self._told.add((command.intent, acting, session.log.next_seq))
+        return reply
 
-    def _heard_seat(self) -> tuple[bool, int | None]:
+    def heard_seat(self, segment: Segment | None) -> tuple[bool, int | None]:
         """For the session's log: (a voice command, the sure seat heard or None)."""
-        segment = self.loop.applying_from or self._routing
+        segment = segment or self._routing
         if segment is None:
             return False, None
         verdict = self.verdict(segment)

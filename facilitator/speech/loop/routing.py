@@ -1,0 +1,285 @@
+"""One utterance through the listen loop's stages: admit (half duplex, gating, a phone's
+press), who spoke (a phone's seat, a voiceprint), hear (``Ears``; with two engines a fast
+first hearing that may be echoed at once), decide (``policy.take``) and hand it on to be
+asked, held or applied (``conversation.py``).
+"""
+
+from __future__ import annotations
+
+from ...command import Command
+from ...session import CONTROLS, Reply
+from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Segment
+from ..voices.refusal import refuse
+from .core import CONFIRM_INTENTS, PAUSED_INTENTS, Discarded, LoopCore, LoopState
+from .half_duplex import admit, admit_pressed
+from .policy import Hearing, Take, addressed, late_repeat, take
+from .verify import Verification
+
+
+class Routing(LoopCore):
+    """Hearing an utterance and deciding what it is."""
+
+    def hear(self, segment: Segment) -> None:
+        """One utterance, from any microphone."""
+        if self.state is LoopState.DONE:
+            return
+        self._timers(segment.start)  # a timeout due before the utterance began fires first
+        if self.done:
+            return
+        if not segment.phone and self._on_a_phone(segment):
+            self.discarded.append(Discarded(segment, "phone"))   # its phone hears it: heard once
+            return
+        self.clock.heard_until(segment.end)
+        self.heard_segments += 1
+        self.current = segment
+        if segment.phone:
+            self._heard_text = None
+            self.speaking.collect()
+        try:
+            self._hear(segment)
+        finally:
+            if segment.phone:
+                said = self.speaking.collected_since()
+                if self.on_phone is not None and segment.seat is not None:
+                    self.on_phone(segment.seat, self._heard_text, said)
+
+    def _hear(self, segment: Segment) -> None:
+        admitted = self._admit(segment)
+        if admitted is None:
+            return
+        self.current = segment = admitted
+        if self.voices is not None and self.voices.enrolling and not segment.phone \
+                and self.state in (LoopState.LISTENING, LoopState.DORMANT):
+            self._enrolment_line(segment)
+            return
+        self._settle_verdict()   # nothing is heard over an echo whose verdict is still out
+        if self.state is LoopState.CONFIRMING:
+            self._hear_answer(segment)
+        elif self.state is LoopState.HOLDING:
+            self._hear_during_hold(segment)
+        elif self.state is LoopState.PAUSED:
+            command = self._decode_as(segment, PAUSED_INTENTS)
+            if command is None:
+                self.discarded.append(Discarded(segment, "paused"))
+            else:
+                self._control(command.intent)
+        else:
+            self._hear_listening(segment)
+
+    def _admit(self, segment: Segment) -> Segment | None:
+        """Half duplex (invariant 6): a table utterance overlapping the assistant's sound is
+        dropped or trimmed (``half_duplex.admit``); a phone's press stopped the assistant, so
+        only the part of it said over the assistant's last sound is trimmed off."""
+        if segment.phone:
+            kept = admit_pressed(segment, self.clock.sounds, self.voice.deaf_after_speech_seconds,
+                                 self.settings.min_trimmed_seconds)
+            beyond = kept is not None
+        else:
+            kept, beyond = admit(segment, self.clock.sounds, self.settings.min_trimmed_seconds)
+        if kept is None:
+            self.discarded.append(Discarded(segment, "half-duplex"))
+            if beyond and self._expecting(segment):
+                self._earcon("not-understood")   # someone spoke to us: never silence
+            return None
+        if kept is not segment:
+            self.trimmed += 1
+        return kept
+
+    def _enrolment_line(self, segment: Segment) -> None:
+        assert self.voices is not None
+        hyp = self.ears.decode(segment, self.ears.recognition(CONFIRM_INTENTS))
+        answer = self.ears.answer(hyp.text, CONFIRM_INTENTS) if hyp is not None else None
+        if answer is not None and answer.intent in ("no", "cancel"):
+            self._caption(hyp.text if hyp is not None else "no")
+        self._speak(self.voices.line(segment, answer, hyp is not None and hyp.sure), remember=False)
+
+    def _hear_listening(self, segment: Segment) -> None:
+        armed = segment.phone or self.gate.is_armed(segment.start)
+        if self.gated and not armed:
+            hyp = self.ears.decode(segment, self.wake_grammar())
+            woke, rest = self.ears.split_wake(hyp)
+            if not woke or hyp is None:
+                self.discarded.append(Discarded(segment, "not-armed"))
+                return
+            self._caption(hyp.text)
+            if not rest:
+                self._earcon("listening")
+                self._rearm()
+                return
+            self.gate.disarm()
+            self.state = LoopState.LISTENING
+            # the wake phrase in the same breath counts only from a sure hearing: chatter
+            # forced onto "hello facilitator what is the score" must not be answered
+            self._understand(rest, hyp, addressed=hyp.sure)
+            self._after_command()
+            return
+        if not segment.phone:
+            self.gate.disarm()
+        if self.state is LoopState.DORMANT:
+            self.state = LoopState.LISTENING
+        grammar = self.listening_grammar()
+        first = self.ears.first(segment, grammar)
+        if first is not None:
+            if self._echo_first(segment, grammar, first, armed):
+                return
+            hyp = self.ears.verify(segment, grammar, first)
+        else:
+            hyp = self.ears.decode(segment, grammar)
+        woke, rest = self.ears.split_wake(hyp)
+        if woke and not rest:
+            assert hyp is not None
+            self._caption(hyp.text)
+            self._earcon("listening")
+            self.gate.arm(self.now())
+            return
+        if hyp is not None and hyp.text.strip():
+            self._caption(hyp.text)
+        self._understand(rest, hyp, addressed=addressed(woke=woke, sure=hyp is not None and hyp.sure,
+                                                        armed=armed))
+
+    def _echo_first(self, segment: Segment, grammar: RecognitionGrammar, first: FirstHearing,
+                    armed: bool) -> bool:
+        """Answer at once: an undoable command the fast engine heard is echoed now and verified
+        while the echo is said (``verify.py``).  False: wait for both engines as usual."""
+        hyp = first.hypothesis
+        _, rest = self.ears.split_wake(hyp)
+        command = self.ears.command(rest) if hyp is not None and rest.strip() else None
+        if command is None or self._who(command, segment) != "take" or self._late_repeat(command):
+            return False
+        intent = command.intent
+        if take(Hearing(first=True, addressed=armed), aside=intent in self._asides(), confirm=self._confirm(intent),
+                acceptable=self.ears.acceptable(command)) is not Take.HOLD_FIRST:
+            return False
+        assert hyp is not None
+        self._caption(hyp.text)
+        self._unanswered = None
+        self._earcon("understood")
+        self.pending, self.pending_from = command, segment
+        self.held += 1
+        self._verification = Verification(lambda: self.ears.verify(segment, grammar, first), self.now(),
+                                           threaded=self.clock.wall, cpu_scale=self.settings.verify_cpu_scale)
+        self._hold()
+        return True
+
+    def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool) -> None:
+        """Words heard while listening: chatter is met with silence, commands by how
+        sure the hearing was and how costly a mistake would be (see ``_route``)."""
+        if hyp is None or not text.strip():
+            if addressed:
+                self._not_understood()
+            else:
+                self._chatter()
+            return
+        command = self.ears.command(text)
+        if command is None:
+            if not addressed:
+                self._chatter()
+                return
+            self._earcon("not-understood")
+            reply = self.session.reject(text, "say-again", "not understood")
+            self._failed(reply.public, self._usage_for(text))
+            self._rearm()
+            return
+        self._route(command, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(command)))
+
+    def _route(self, command: Command, hearing: Hearing) -> None:
+        """Take a heard command as ``policy.take`` says: silence, an answer, a question,
+        an implicit echo, or at once.  A command that is not the speaker's seat's stops
+        first (``_stop_for_seat``)."""
+        if self._stop_for_seat(command, self.current):
+            return
+        if self._late_repeat(command):
+            self.repeated += 1   # said again inside the window, heard after it closed: applied once
+            self._released = None
+            return
+        intent = command.intent
+        aside = intent in self._asides()
+        confirm = self._confirm(intent)
+        quiet_refusal = getattr(self.session, "acceptable", None) is None
+        needs_check = not aside and (confirm is not None or
+                                     (quiet_refusal and not (hearing.sure or hearing.addressed)))
+        acceptable = self.ears.acceptable(command) if needs_check else True
+        verdict = take(hearing, aside=aside, confirm=confirm, acceptable=acceptable,
+                       quiet_refusal=quiet_refusal)
+        if verdict is Take.CHATTER:
+            if aside or confirm == "always":   # remembered: said again soon, it is heard
+                self._unanswered = (command.canonical.lower(), self.now())
+            self._chatter()   # an aside heard unsure; "yes" with nothing asked; an illegal route
+            return
+        self._unanswered = None
+        if verdict in (Take.ASK, Take.HOLD):
+            self._earcon("understood")
+            self.pending, self.pending_from = command, self.current
+            if verdict is Take.ASK:
+                self.asked += 1
+                self._ask()
+            else:
+                self.held += 1
+                self._hold()
+        else:
+            self._command(command)
+
+    def _stop_for_seat(self, command: Command, segment: Segment | None) -> bool:
+        """A stranger's voice is chatter; a role's command from another seat (its phone, or
+        its voice) is refused in words once; True when the command stops here."""
+        ruling = self._who(command, segment)
+        if ruling == "take":
+            return False
+        reply: Reply | None = None
+        if segment is not None and segment.phone:
+            acting = self._acting(command) or frozenset()
+            self.applying_from = segment
+            try:
+                reply = refuse(self.session, command, acting, segment.seat, "another seat's phone")
+            finally:
+                self.applying_from = None
+        elif self.voices is not None:
+            reply = self.voices.refusal(command, segment)   # None: a stranger, or said once already
+        if reply is None:
+            self._chatter()
+            return True
+        self._earcon("not-understood")
+        self._speak(reply.public, remember=False)
+        self._after_command()
+        return True
+
+    def _late_repeat(self, command: Command) -> bool:
+        return self._released is not None and self.current is not None and late_repeat(
+            heard=command.canonical, started=self.current.start, released=self._released)
+
+    def _command(self, command: Command) -> None:
+        intent = command.intent
+        self._earcon("understood")
+        if intent == "repeat":
+            self._speak(self.last_said or [self._phrase("nothing-to-repeat")], remember=False)
+        elif intent in CONTROLS:
+            self._control(intent)
+        else:
+            self._apply(command, source=self.current)
+
+    def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None:
+        hyp = self.ears.decode(segment, self.recognition_grammar(intents))
+        if hyp is None or not hyp.text.strip():
+            return None
+        self._caption(hyp.text)
+        return self.ears.answer(hyp.text, intents)
+
+    def _expecting(self, segment: Segment) -> bool:
+        """Whether the table is talking to the referee now (a question or an echo is
+        open, or the loop was woken or pressed), so a lost utterance gets a sound."""
+        return (self.state in (LoopState.CONFIRMING, LoopState.HOLDING) or segment.phone
+                or self.gate.is_armed(segment.start))
+
+    def _not_understood(self) -> None:
+        """Addressed, but no words were heard: a sound and "Say again?"."""
+        self._earcon("not-understood")
+        self._failed([self._phrase("say-again")], None)
+        self._rearm()
+
+    def _rearm(self) -> None:
+        """With the wake phrase: the next utterance may follow without a new wake phrase.
+        With push-to-talk alone the player presses again (arming the loop after each
+        "Say again?" let the next chatter line in)."""
+        if self.settings.wake_phrase and self.state is not LoopState.DONE:
+            self.gate.arm(self.now())
+            self.state = LoopState.LISTENING
