@@ -331,8 +331,13 @@ class SharedSession:
         return bool(self._session.over)
 
     def attach_loop(self, loop: Any) -> None:
-        """Voice play: clicked commands go through ``loop.submit_text`` from now on."""
+        """Voice play: clicked commands go through ``loop.submit_text`` from now on, and the
+        seats' phones are heard by the loop (``Hub.listener``): what it made of each
+        utterance comes back to the phone through ``Hub.phone_heard``."""
         self._hub.dispatch = loop.submit_text
+        if hasattr(loop, "phone_utterance") and hasattr(loop, "phone_press"):
+            loop.on_phone = self._hub.phone_heard
+            self._hub.listener = loop
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)

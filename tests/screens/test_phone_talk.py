@@ -6,7 +6,9 @@ refusal answers JSON with its reason and its words, and hands the listener nothi
 
 from __future__ import annotations
 
+import json
 import re
+import socket
 import stat
 import threading
 import wave
@@ -16,6 +18,7 @@ import pytest
 
 from facilitator.screens import talk as talk_mod
 from facilitator.screens.guard import MAX_BODY_BYTES
+from facilitator.screens.seats import cookie_name
 from facilitator.screens.talk import MAX_CHUNK_BYTES, MAX_UTTERANCE_BYTES, Talk, TalkRefused
 
 OCTETS = {"content-type": "application/octet-stream"}
@@ -168,12 +171,31 @@ def test_a_malformed_chunk_is_refused_and_drops_its_utterance(listening, phones,
     assert heard.utterances == []
 
 
+def declared_too_large(sock: socket.socket, host: str, path: str, cookie: str,
+                       scheme: str = "http") -> tuple[str, dict[str, str]]:
+    """POST a chunk that declares more than the body limit, sending only its start (the
+    server answers at once, without reading it): the status line and the JSON body."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nOrigin: {scheme}://{host}\r\nCookie: {cookie}\r\n"
+            f"Content-Type: application/octet-stream\r\nContent-Length: {MAX_BODY_BYTES + 2}\r\n\r\n")
+    sock.sendall(head.encode() + b"\0" * 1024)
+    answer = b""
+    while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    status, _, body = answer.decode("latin-1").partition("\r\n\r\n")
+    return status.split("\r\n")[0], json.loads(body)
+
+
 def test_a_chunk_past_the_body_limit_is_refused_before_it_is_read(listening, phones):
     server, heard = listening
     phone = phones(server, 1)
     utterance = press(phone)
-    answer = phone.post(f"/seat/1/talk/{utterance}/0", content=b"\0" * (MAX_BODY_BYTES + 2), headers=OCTETS)
-    refused(answer, 413, "too-large")
+    cookie = f"{cookie_name(1)}={phone.cookies[cookie_name(1)]}"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=20) as sock:
+        status, body = declared_too_large(sock, f"127.0.0.1:{server.port}", f"/seat/1/talk/{utterance}/0", cookie)
+    assert status.startswith("HTTP/1.1 413") and body["error"] == "too-large" and body["message"]
     assert server.screens.talk.open_seconds(1) == 0.0 and heard.utterances == []
 
 
