@@ -333,3 +333,19 @@ def test_the_keep_phone_audio_setting_reaches_the_server_and_keeps_wavs_in_the_d
             (wav,) = kept
             with wave.open(str(wav)) as w:
                 assert w.readframes(w.getnframes()) == tone(0)
+
+
+def test_the_table_service_relays_phones_to_whichever_loop_runs_now():
+    from facilitator.lobby_run import _Relay
+
+    relay = _Relay()
+    relay.phone_press(1)                                 # between loops: nobody to tell, no error
+    relay.phone_utterance(1, tone(0))
+    first, second = Recording(), Recording()
+    relay.loop = first
+    relay.phone_press(2)
+    relay.phone_utterance(2, tone(1))
+    relay.loop = second                                  # the lobby handed over to a game
+    relay.phone_utterance(3, tone(2))
+    assert first.presses == [2] and first.utterances == [(2, tone(1))]
+    assert second.presses == [] and second.utterances == [(3, tone(2))]
