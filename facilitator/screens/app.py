@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -58,6 +58,9 @@ from .seats import TABLE_COOKIE, Seats, cookie_name
 from .talk import Talk
 from .talk_routes import TalkRoutes
 from .views import seat_view, table_view
+
+if TYPE_CHECKING:
+    from .certificate import Certificate
 
 _T = TypeVar("_T")
 
@@ -90,7 +93,7 @@ class Screens:
         #: the phones' utterances on their way to the listen loop
         self.talk = talk or Talk()
         #: the LAN certificate (the server sets it): the table screen shows its fingerprint
-        self.certificate: Any = None
+        self.certificate: Certificate | None = None
         #: the address phones use (the server sets it): join links and QR codes are built
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
