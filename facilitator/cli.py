@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="serve the table screen and private seat screens (a local web app)")
     play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
     play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
+    play.set_defaults(keep_phone_audio=None)   # [screens] keep_phone_audio (settings only)
     play.add_argument("--host", metavar="ADDRESS",
                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")

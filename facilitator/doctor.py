@@ -298,7 +298,7 @@ class Doctor:
             return Check("phones", None if lan else True,
                          "this machine has no network address: phones can join only on this machine",
                          "connect it to the table's Wi-Fi, or set screens.host" if lan else None)
-        where = f"http://{host}:{port}/"
+        where = f"https://{host}:{port}/"   # with screens.lan the screens are served over https
         if lan:
             return Check("phones", True, f"phones on this network join at {where} (the QR codes say so)")
         return Check("phones", True, f"screens serve this machine only (screens.lan = false); with "

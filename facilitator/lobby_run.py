@@ -130,6 +130,7 @@ def _run(args: argparse.Namespace, settings: Settings, store: GameStore, stdin: 
         args.lan = args.lan if args.lan is not None else settings.screens.lan
         args.port = args.port if args.port is not None else settings.screens.port
         args.host = args.host or settings.screens.host
+        args.keep_phone_audio = settings.screens.keep_phone_audio
         screens = TableScreens(lobby, args, err)
     try:
         if args.text:
@@ -262,13 +263,16 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         loop = ListenLoop(session, recognizer, speaker, voice, captions, gate, wall_clock=clock, warn=warn)
         if previous is not None:   # the stream goes on: its time, and deafness while we spoke
             loop.continue_from(previous)
+        if screens is not None:    # what it makes of a phone's utterance goes back to that phone
+            loop.on_phone = screens.hub.phone_heard
         return loop
 
     relay = _Relay()
     embedder: Embeds | None = None
     stop_ptt: Callable[[], None] = _nothing
-    if screens is not None:   # clicks go to whichever loop runs now, which speaks their replies
+    if screens is not None:   # clicks and phones go to whichever loop runs now, which speaks the replies
         screens.hub.dispatch = relay.submit_text
+        screens.hub.listener = relay
     try:
         if args.push_to_talk:
             from .speech.audio import push_to_talk
@@ -339,7 +343,8 @@ def _nothing() -> None:
 
 
 class _Relay:
-    """Push-to-talk is started once; its presses go to whichever loop runs now."""
+    """Push-to-talk is started once; its presses go to whichever loop runs now, and so do
+    clicks and the seats' phones (the screens' ``PhoneListener``)."""
 
     loop: Any = None
 
@@ -354,3 +359,11 @@ class _Relay:
     def submit_text(self, line: str) -> None:
         if self.loop is not None:
             self.loop.submit_text(line)
+
+    def phone_press(self, seat: int) -> None:
+        if self.loop is not None:
+            self.loop.phone_press(seat)
+
+    def phone_utterance(self, seat: int, pcm: bytes) -> None:
+        if self.loop is not None:
+            self.loop.phone_utterance(seat, pcm)

@@ -37,9 +37,10 @@ class TableScreens:
     """The screens server of a table service and the hub that shows lobby or game."""
 
     def __init__(self, lobby: Lobby, args: argparse.Namespace, err: IO[str]) -> None:
-        settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=args.host)
+        settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=args.host,
+                                  keep_phone_audio=bool(getattr(args, "keep_phone_audio", False)))
         self.server = ScreenServer(lobby, Reply(), settings, store=store_for(lobby.store.directory),
-                                   owner=OWNER, seat_count=LOBBY_SEATS)
+                                   owner=OWNER, seat_count=LOBBY_SEATS, data=lobby.store.directory)
         self.lobby = lobby
         #: the game this service was playing when it last stopped (None: it was in the lobby)
         self.was_playing = lobby.store.playing()
@@ -77,6 +78,7 @@ class TableScreens:
 
     def stop(self) -> None:
         self.hub.dispatch = None
+        self.hub.listener = None
         self.server.stop()
 
 

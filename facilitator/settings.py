@@ -12,7 +12,7 @@ range or malformed TOML is refused with the file, the line and the reason
     [devices]   input, output
     [listening] recognizer, vosk_model, gate, push_to_talk, second_engine, voices
     [data]      directory
-    [screens]   enabled, lan, port, host (``serve`` with the table and seat screens)
+    [screens]   enabled, lan, port, host, keep_phone_audio (the table and seat screens)
     [service]   quit_stops
     [games.GAME] players, and the game's options (mode, keeper, pool, extra)
 """
@@ -107,12 +107,15 @@ class Listening:
 @dataclass(frozen=True)
 class Screens:
     """``serve``'s screens: on or off, the local network too, the port (0: any free
-    one), and the address phones use (None: this machine's address on the network)."""
+    one), and the address phones use (None: this machine's address on the network).
+    ``keep_phone_audio`` (``serve`` and ``play``): keep each utterance a phone sends
+    as a WAV in the data directory (by default nothing a phone hears is stored)."""
 
     enabled: bool = False
     lan: bool = False
     port: int = 8000
     host: str | None = None
+    keep_phone_audio: bool = False
 
 
 @dataclass(frozen=True)
@@ -270,7 +273,9 @@ class _Validator:
         screens = Screens(enabled=self.flag(sc, "screens", "enabled", Screens.enabled),
                           lan=self.flag(sc, "screens", "lan", Screens.lan),
                           port=self.number(sc, "screens", "port", int, 0, 65535, Screens.port),
-                          host=self.text(sc, "screens", "host"))
+                          host=self.text(sc, "screens", "host"),
+                          keep_phone_audio=self.flag(sc, "screens", "keep_phone_audio",
+                                                     Screens.keep_phone_audio))
         service = Service(quit_stops=self.flag(sv, "service", "quit_stops", Service.quit_stops))
         directory = self.text(da, "data", "directory")
         return Settings(speech, devices, listening, Path(directory).expanduser() if directory else None,
@@ -382,6 +387,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("second_engine", "listening", "second_engine"),
     ("voices", "listening", "voices"),
     ("data_dir", "", "data_directory"),
+    ("keep_phone_audio", "screens", "keep_phone_audio"),
 )
 
 
@@ -472,6 +478,7 @@ enabled = false              # serve: the table screen and the players' phones
 lan = false                  # true: phones on the local network can join
 port = 8000
 # host = "192.168.1.20"      # the address phones use (default: this machine's, found by itself)
+keep_phone_audio = false     # true: keep each phone's utterance as a WAV in the data directory
 
 [service]
 quit_stops = false           # true: "quit" in the lobby stops the service (else only systemctl does)

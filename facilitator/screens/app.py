@@ -8,6 +8,7 @@ Routes:
   to ``/seat/{n}``; any other device is refused.  ``GET/POST /join`` takes a short code.
 * ``/seat/{n}``, ``/seat/{n}/events``, ``POST /seat/{n}/command``: only for the device
   holding seat n.  A refused request gets a page saying why and nothing private.
+* ``POST /seat/{n}/talk...``: the seat's phone as a microphone (``talk_routes``).
 * ``POST /table-release/{n}`` frees a seat (a new link for it; 404 for no such seat)
   once confirmed: without ``confirm=yes`` it answers the question to ask, which says
   what the seat's next holder will see; ``POST /table-command`` makes the moves a
@@ -29,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -54,7 +55,12 @@ from .labels import labels
 from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game, waiting_seat_view
 from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
+from .talk import Talk
+from .talk_routes import TalkRoutes
 from .views import seat_view, table_view
+
+if TYPE_CHECKING:
+    from .certificate import Certificate
 
 _T = TypeVar("_T")
 
@@ -66,7 +72,7 @@ MAX_FORM_BYTES = 4096
 COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
-                "messages": "seat_messages.html", "said": "said.html"}
+                "messages": "seat_messages.html", "said": "said.html", "talk": "talk.html"}
 
 
 def _environment() -> Environment:
@@ -79,10 +85,15 @@ def _environment() -> Environment:
 class Screens:
     """The app and what it serves from: the hub (session) and the seats."""
 
-    def __init__(self, hub: Hub, seats: Seats, tries: CodeTries | None = None) -> None:
+    def __init__(self, hub: Hub, seats: Seats, tries: CodeTries | None = None,
+                 talk: Talk | None = None) -> None:
         self.hub = hub
         self.seats = seats
         self.tries = tries or CodeTries()
+        #: the phones' utterances on their way to the listen loop
+        self.talk = talk or Talk()
+        #: the LAN certificate (the server sets it): the table screen shows its fingerprint
+        self.certificate: Certificate | None = None
         #: the address phones use (the server sets it): join links and QR codes are built
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
@@ -102,6 +113,7 @@ class Screens:
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
             Route("/seat/{seat:int}/check", self.check),
+            *TalkRoutes(self, self.talk).routes(),
             Mount("/static", static, name="static"),
         ])
         #: the host names requests may carry (the server sets them); None: any
@@ -138,8 +150,11 @@ class Screens:
     def _table_context(self, request: Request) -> dict[str, Any]:
         base = self.base_url or str(request.base_url)
         if is_lobby(self.hub):
-            return lobby_table_view(self.hub, self.seats, base)
-        return table_view(self.hub, self.seats, base)
+            context = lobby_table_view(self.hub, self.seats, base)
+        else:
+            context = table_view(self.hub, self.seats, base)
+        context["certificate"] = self.certificate
+        return context
 
     async def table(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -273,7 +288,8 @@ class Screens:
             if not seat_in_game(self.hub, number):
                 waiting = waiting_seat_view(self.hub, number)
                 return {"live": self.env.get_template("lobby_seat_live.html").render(**waiting),
-                        "said": self.env.get_template("said.html").render(**waiting)}
+                        "said": self.env.get_template("said.html").render(**waiting),
+                        "talk": self.env.get_template("talk.html").render(**waiting)}
             context = seat_view(self.hub, number)
             return {region: self.env.get_template(name).render(**context)
                     for region, name in SEAT_REGIONS.items()}

@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from .labels import labels
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -44,7 +46,8 @@ STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 async def _refuse(send: Send, status: int, reason: str) -> None:
-    body = json.dumps({"error": reason}).encode()
+    message = labels()["words"].get(f"refused-{reason}")
+    body = json.dumps({"error": reason, **({"message": message} if message else {})}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),

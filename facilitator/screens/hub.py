@@ -20,6 +20,7 @@ from ..events import Audience, Event
 from ..log import read_log
 from ..session import MAX_UTTERANCE, Reply, Session, Shown
 from .seats import Seats
+from .talk import PhoneListener
 
 #: the table control that frees a seat ("release seat 2"), by voice or typed
 RELEASE = "release seat"
@@ -41,6 +42,17 @@ class PrivateLine:
     type: str
     text: str
     seats: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class PhoneHeard:
+    """What the listen loop made of a seat's latest phone utterance: the words it heard
+    (None: nothing heard) and the sentences the referee said in answer.  ``number``
+    counts a seat's reports, so a page knows a new one from the last."""
+
+    heard: str | None
+    said: tuple[str, ...]
+    number: int
 
 
 @dataclass
@@ -72,8 +84,6 @@ class Hub:
         #: in voice play, the listen loop's thread-safe ``submit_text``: a clicked command
         #: is applied by the loop, which speaks its reply like any typed line
         self.dispatch: Callable[[str], None] | None = None
-        #: in voice play, the listen loop: the seats' phones are its microphones (None: nobody listens)
-        self.listener: Any = None
         self._tickets: list[_Ticket] = []
         #: in text play, where a clicked command's reply is printed (stdout), like a typed one's
         self.echo: Callable[[Reply], None] | None = None
@@ -81,6 +91,9 @@ class Hub:
         self.quit_requested = False
         #: the logs whose announcements the screens show already (shown once)
         self._shown_logs: set[Any] = set()
+        # phones as microphones: who listens (None: text play), and what it made of each seat's
+        self._listener: PhoneListener | None = None
+        self._heard: dict[int, PhoneHeard] = {}
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
@@ -200,8 +213,38 @@ class Hub:
             return "seat-unknown"
         if not self.seats.release(seat):
             return "seat-not-held"
+        with self.lock:
+            self._heard.pop(seat, None)      # the next holder does not see the last one's words
         self.touch()
         return "seat-released"
+
+    # -- phones as microphones ---------------------------------------------------------
+    @property
+    def listener(self) -> PhoneListener | None:
+        """Who hears the phones' utterances: the listen loop in voice play, None in text
+        play (nobody listens for voices; the talk controls say so).  Setting it redraws
+        the seats' pages."""
+        return self._listener
+
+    @listener.setter
+    def listener(self, listener: PhoneListener | None) -> None:
+        with self._changed:
+            self._listener = listener
+            self.touch()
+
+    def phone_heard(self, seat: int, heard: str | None, said: list[str]) -> None:
+        """The listen loop's report on seat ``seat``'s latest phone utterance: what it heard
+        (None: nothing) and what the referee said in answer.  Thread-safe; the seat's
+        page shows it."""
+        with self._changed:
+            number = self._heard[seat].number + 1 if seat in self._heard else 1
+            self._heard[seat] = PhoneHeard(heard, tuple(str(line) for line in said), number)
+            self.touch()
+
+    def heard_for(self, seat: int) -> PhoneHeard | None:
+        """The latest report on seat ``seat``'s phone utterances (None: none yet)."""
+        with self.lock:
+            return self._heard.get(seat)
 
     def submit(self, text: str, wait: float = VOICE_WAIT_SECONDS) -> Reply | None:
         """A clicked command: the same canonical text a player would type.
@@ -289,13 +332,12 @@ class SharedSession:
 
     def attach_loop(self, loop: Any) -> None:
         """Voice play: clicked commands go through ``loop.submit_text`` from now on, and the
-        seats' phones are microphones of the same loop (``phone_press``/``phone_utterance``;
-        what a phone's utterance was heard as comes back through ``phone_heard``)."""
+        seats' phones are heard by the loop (``Hub.listener``): what it made of each
+        utterance comes back to the phone through ``Hub.phone_heard``."""
         self._hub.dispatch = loop.submit_text
-        self._hub.listener = loop
-        heard = getattr(self._hub, "phone_heard", None)
-        if heard is not None:
-            loop.on_phone = heard
+        if hasattr(loop, "phone_utterance") and hasattr(loop, "phone_press"):
+            loop.on_phone = self._hub.phone_heard
+            self._hub.listener = loop
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)

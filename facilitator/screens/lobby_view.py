@@ -20,7 +20,7 @@ from . import controls as ctl
 from .hub import Hub
 from .labels import labels
 from .seats import Seats
-from .views import SHOWN_ANNOUNCEMENTS, qr_svg
+from .views import SHOWN_ANNOUNCEMENTS, qr_svg, talk_view
 
 #: what the screens call the lobby (the page kind; see ``Screens.page``)
 LOBBY = "lobby"
@@ -72,7 +72,8 @@ def waiting_seat_view(hub: Hub, number: int) -> dict[str, Any]:
         in_lobby = is_lobby(hub)
         return {"seat": number, "version": hub.version, "in_lobby": in_lobby,
                 "game": LOBBY if in_lobby else screen_for(hub.session.referee).title(),
-                "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS)}
+                "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
+                "talk": talk_view(hub, number)}
 
 
 def seat_in_game(hub: Hub, number: int) -> bool:

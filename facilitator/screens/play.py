@@ -22,10 +22,12 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
                       err: IO[str] | None = None) -> int:
     err = err or sys.stderr
     log = session.log.path
-    settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None))
+    settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None),
+                              keep_phone_audio=bool(getattr(args, "keep_phone_audio", False)))
     server = ScreenServer(session, opening, settings,
                           store=store_for(session.table.directory) if log is not None else None,
-                          owner=f"play:{log.resolve()}" if log is not None else "")
+                          owner=f"play:{log.resolve()}" if log is not None else "",
+                          data=session.table.directory)
     server.start()
     print(f"facilitator: table screen: open {server.table_url}", file=err, flush=True)
     if server.seats.unsaved:
@@ -44,5 +46,6 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
         return voice_play.run(shared, opening, args)
     finally:
         server.hub.dispatch = None   # the loop is gone: clicks (if any) apply directly again
+        server.hub.listener = None   # and nobody hears the phones any more
         server.hub.echo = None
         server.stop()

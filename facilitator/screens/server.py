@@ -5,7 +5,9 @@ the voice loop) keeps the main thread.  Both reach the session only through the
 hub's ``SharedSession`` and its one lock.  The server binds to loopback unless
 ``--lan`` is given; then the address it prints, and every join link and QR code,
 is the machine's address on the local network (``--host`` names it), never a
-loopback address.
+loopback address, and the screens are served over https with the self-signed
+certificate kept in the data directory (``certificate.py``; ``tls.py`` sorts TLS
+from plain http on the one port).
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ import uvicorn
 
 from ..errors import OptionsError
 from ..session import Reply, Shown
+from . import certificate as certificates
 from .app import Screens
 from .hub import Hub
+from .labels import labels
 from .seats import STORE_NAME, Seats
+from .talk import Talk
+from .tls import LanServer, server_context
 
 LOOPBACK = "127.0.0.1"
 EVERYWHERE = "0.0.0.0"
@@ -36,31 +42,48 @@ class ScreenSettings:
     lan: bool = False
     port: int = DEFAULT_PORT   # 0: any free port
     host: str | None = None    # the address phones use (default: found from the interfaces)
+    #: keep each phone's utterance as a WAV in the data directory (``[screens] keep_phone_audio``)
+    keep_phone_audio: bool = False
 
 
 class ScreenServer:
     """The hub, the seats and the running web server of one game."""
 
     def __init__(self, session: Shown, opening: Reply, settings: ScreenSettings,
-                 store: Path | None = None, owner: str = "", seat_count: int | None = None) -> None:
+                 store: Path | None = None, owner: str = "", seat_count: int | None = None,
+                 data: Path | None = None) -> None:
         """``store``: where the seats are kept for the table session named ``owner``
         (see ``Seats``); None keeps them in memory only.  ``seat_count``: the seats
-        to offer when ``session`` has no players (the table service's lobby)."""
+        to offer when ``session`` has no players (the table service's lobby).
+        ``data``: the table's data directory, where the LAN certificate (and, when the
+        settings ask, phones' audio) is kept (None: the platform's data directory)."""
         self.settings = settings
         self.host = public_host(settings)   # before binding: a --lan without an address is refused
+        self.data = data
+        #: the certificate the LAN is served with (None: loopback only, plain http)
+        self.certificate = _certificate(self.host, data) if settings.lan else None
         count = seat_count if seat_count is not None else len(session.state.names)
         self.seats = Seats(count, store, owner)
         self.hub = Hub(session, opening, self.seats)
-        self.screens = Screens(self.hub, self.seats)
+        kept = (data or _data_dir()) if settings.keep_phone_audio else None
+        self.screens = Screens(self.hub, self.seats, talk=Talk(keep=kept))
         self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
         self.port = int(self._socket.getsockname()[1])
         self.screens.base_url = self.base_url
+        self.screens.certificate = self.certificate
         self.screens.allowed_hosts = {self.host.lower(), LOOPBACK, "localhost"}
         # no proxy stands in front: X-Forwarded-For is a client's word, never trusted
         config = uvicorn.Config(self.screens.app, log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=2, lifespan="off", ws="none",
                                 proxy_headers=False)
-        self._server = uvicorn.Server(config)
+        self._server: uvicorn.Server
+        if self.certificate is None:
+            self._server = uvicorn.Server(config)
+        else:
+            # TLS on the one port; plain http from another machine is redirected to it
+            context = server_context(str(self.certificate.cert_path), str(self.certificate.key_path))
+            self._server = LanServer(config, context, lambda: self.base_url,
+                                     labels()["words"]["https-redirect"])
         self._thread = threading.Thread(target=self._run, name="facilitator-screens", daemon=True)
 
     def _run(self) -> None:
@@ -83,7 +106,10 @@ class ScreenServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        """The address phones open: https on the LAN, http on loopback."""
+        scheme = "https" if self.certificate is not None else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}"
 
     @property
     def table_url(self) -> str:
@@ -104,6 +130,22 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.listen(64)
     sock.set_inheritable(True)
     return sock
+
+
+def _certificate(host: str, data: Path | None) -> certificates.Certificate:
+    """The LAN certificate for ``host`` from the data directory (made or renewed there)."""
+    data = data or _data_dir()
+    try:
+        return certificates.ensure(data, host, extra=[a for a in _interface_addresses() if a != host])
+    except OSError as exc:
+        raise OptionsError(f"--lan: cannot keep the screens' certificate in {str(data)!r} "
+                           f"({exc.strerror or exc})") from None
+
+
+def _data_dir() -> Path:
+    from ..paths import data_dir
+
+    return data_dir()
 
 
 def store_for(directory: Path) -> Path:

@@ -72,5 +72,11 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
             "messages": [(line.seq, line.text) for line in lines],
             "controls": ctl.seat_controls(session, number), "prompt": ctl.prompt(session, number),
             "over": session.over, "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
-            "action": f"/seat/{number}/command",
+            "action": f"/seat/{number}/command", "talk": talk_view(hub, number),
         }
+
+
+def talk_view(hub: Hub, number: int) -> dict[str, Any]:
+    """The talk control's state for seat ``number``: is anyone listening for voices
+    (voice play), and what the loop made of the seat's latest utterance."""
+    return {"listening": hub.listener is not None, "heard": hub.heard_for(number)}

@@ -219,9 +219,9 @@ def test_the_doctor_reports_the_address_phones_should_use() -> None:
 
     machine = FakeMachine([USB_MIC, HEADPHONES])
     _checks, text, _ = run(machine, screens=Screens(lan=True, port=8769))
-    assert "http://192.168.1.20:8769/" in text
+    assert "https://192.168.1.20:8769/" in text      # the LAN is served over https
     named = run(machine, screens=Screens(lan=True, host="10.1.2.3"))[1]
-    assert "http://10.1.2.3:8000/" in named
+    assert "https://10.1.2.3:8000/" in named
     machine.address = None
     lost = next(c for c in run(machine, screens=Screens(lan=True))[0] if c.name == "phones")
     assert lost.ok is None and "screens.host" in (lost.fix or "")

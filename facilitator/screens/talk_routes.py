@@ -1,0 +1,107 @@
+"""The talk control's routes: a seat's phone streams an utterance to the listen loop.
+
+Every route needs the seat's cookie (403 otherwise) and, being a POST, passes the
+guard's checks first (same origin, body limit).  Each answer is JSON; a refusal is
+``{"error": KEY, "message": words}`` with nothing applied (see ``talk.Talk``).  The
+listener is called off the event loop: ``phone_press`` on a press, ``phone_utterance``
+on a release; both return at once.  What the loop heard comes back through
+``Hub.phone_heard`` and shows in the seat page's talk region.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .labels import labels
+from .seats import cookie_name
+from .talk import CONTENT_TYPE, MAX_CHUNK_BYTES, MAX_SECONDS, SAMPLE_RATE, Talk, TalkRefused
+
+if TYPE_CHECKING:
+    from .app import Screens
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+def refusal(key: str, status: int) -> JSONResponse:
+    """A refused talk request: its reason and the words a phone shows for it."""
+    words = labels()["words"]
+    message = words.get(f"talk-refused-{key}", words["talk-refused-other"])
+    return JSONResponse({"error": key, "message": message.format(seconds=f"{MAX_SECONDS:g}")},
+                        status_code=status, headers=_NO_STORE)
+
+
+class TalkRoutes:
+    """The talk routes of one app, over its hub and seats."""
+
+    def __init__(self, screens: Screens, talk: Talk) -> None:
+        self.screens = screens
+        self.talk = talk
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/seat/{seat:int}/talk", self.start, methods=["POST"]),
+            Route("/seat/{seat:int}/talk/{utterance}/end", self.end, methods=["POST"]),
+            Route("/seat/{seat:int}/talk/{utterance}/{index}", self.chunk, methods=["POST"]),
+        ]
+
+    def _seat(self, request: Request) -> int | None:
+        """The seat this device holds (its cookie), or None."""
+        number = int(request.path_params["seat"])
+        held = self.screens.seats.holds(number, request.cookies.get(cookie_name(number)))
+        return number if held else None
+
+    async def start(self, request: Request) -> Response:
+        """A press: a new utterance id; the referee stops speaking."""
+        seat = self._seat(request)
+        if seat is None:
+            return refusal("seat", 403)
+        await request.body()                 # a press carries nothing; whatever came is dropped
+        listener = self.screens.hub.listener
+        if listener is None:
+            return refusal("not-listening", 409)
+        try:
+            utterance = self.talk.start(seat)
+        except TalkRefused as refused:
+            return refusal(refused.key, refused.status)
+        await anyio.to_thread.run_sync(listener.phone_press, seat)
+        return JSONResponse({"utterance": utterance, "sample_rate": SAMPLE_RATE,
+                             "content_type": CONTENT_TYPE, "max_chunk_bytes": MAX_CHUNK_BYTES,
+                             "max_seconds": MAX_SECONDS}, headers=_NO_STORE)
+
+    async def chunk(self, request: Request) -> Response:
+        seat = self._seat(request)
+        if seat is None:
+            return refusal("seat", 403)
+        body = await request.body()
+        try:
+            seconds = self.talk.chunk(seat, request.path_params["utterance"], request.path_params["index"],
+                                      request.headers.get("content-type"), body)
+        except TalkRefused as refused:
+            return refusal(refused.key, refused.status)
+        return JSONResponse({"seconds": round(seconds, 3)}, headers=_NO_STORE)
+
+    async def end(self, request: Request) -> Response:
+        """The release: the utterance goes to the listener, whole."""
+        seat = self._seat(request)
+        if seat is None:
+            return refusal("seat", 403)
+        await request.body()
+        listener = self.screens.hub.listener
+        utterance = request.path_params["utterance"]
+        if listener is None:
+            self.talk.drop(seat)
+            return refusal("not-listening", 409)
+        try:
+            finished = await anyio.to_thread.run_sync(self.talk.end, seat, utterance,
+                                                      request.query_params.get("chunks"))
+        except TalkRefused as refused:
+            return refusal(refused.key, refused.status)
+        await anyio.to_thread.run_sync(listener.phone_utterance, seat, finished.pcm)
+        answer: dict[str, Any] = {"sent": True, "seconds": round(finished.seconds, 3),
+                                  "message": labels()["words"]["talk-sending"]}
+        return JSONResponse(answer, headers=_NO_STORE)

@@ -1,0 +1,222 @@
+"""https and http on one port: uvicorn's server with its connections accepted here.
+
+With ``--lan`` the screens' port speaks TLS (a phone's microphone needs a secure
+context).  A browser that was given (or typed) the plain ``http://`` address must
+still find the table, so each accepted connection is looked at before anything
+reads it: its first byte, peeked (``MSG_PEEK``, nothing consumed), is 0x16 for a
+TLS ClientHello, and then the connection is handed to uvicorn's HTTP protocol over
+TLS (``loop.connect_accepted_socket(..., ssl=context)``, exactly what
+``loop.create_server(..., ssl=...)`` would have done); anything else from another
+machine is answered ``308 Permanent Redirect`` to the same path at the https
+address, and closed.  A plain connection from this machine itself (loopback) is
+served as plain http, as without ``--lan``: loopback is already a secure context,
+and the table screen on the referee's own display keeps working at
+``http://127.0.0.1:PORT``.
+
+uvicorn makes its connections in ``Server.startup`` with ``loop.create_server`` on the
+sockets it is given; ``LanServer.startup`` lets it start with none and accepts on the
+screens' socket itself.  Shutdown is uvicorn's own: it closes the acceptors
+(``close``/``wait_closed``), the socket, then every connection it tracks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+from collections.abc import Callable
+from typing import Any, cast
+
+import uvicorn
+
+#: the first byte of a TLS record carrying a handshake (the ClientHello)
+TLS_HANDSHAKE = 0x16
+#: how long a new connection may stay silent before it is closed (browsers open
+#: connections ahead of need and may leave them idle a while)
+FIRST_BYTE_SECONDS = 60.0
+HANDSHAKE_SECONDS = 15.0
+#: connections waiting for their first byte or handshake at once; more are closed
+MAX_PENDING = 256
+#: the largest request head a plain-http request may send before it is redirected
+MAX_REDIRECT_HEAD = 8192
+
+
+def server_context(cert_path: str, key_path: str) -> ssl.SSLContext:
+    """The TLS context the screens serve with: TLS 1.2 or later, HTTP/1.1."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert_path, key_path)
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+class LanServer(uvicorn.Server):
+    """uvicorn's server whose sockets accept TLS, redirect plain http to it, and serve
+    plain http to loopback.  ``https_base`` gives the address to redirect to
+    (``https://HOST:PORT``); ``note`` the redirect's one-line body."""
+
+    def __init__(self, config: uvicorn.Config, context: ssl.SSLContext,
+                 https_base: Callable[[], str], note: str = "") -> None:
+        super().__init__(config)
+        self.context = context
+        self.https_base = https_base
+        self.note = note
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=[])       # lifespan, state; no listener of its own
+        config = self.config
+
+        def protocol() -> asyncio.Protocol:
+            made: asyncio.Protocol = config.http_protocol_class(  # type: ignore[call-arg]
+                config=config, server_state=self.server_state, app_state=self.lifespan.state)
+            return made
+
+        for sock in sockets or []:
+            cast(list[Any], self.servers).append(_Acceptor(sock, protocol, self))
+
+
+class _Acceptor:
+    """Accepts on one listening socket and sorts each connection (TLS, redirect, plain).
+    Has what uvicorn's shutdown calls on a server: ``close`` and ``wait_closed``."""
+
+    def __init__(self, sock: socket.socket, protocol: Callable[[], asyncio.Protocol],
+                 owner: LanServer) -> None:
+        self.sock = sock
+        self.protocol = protocol
+        self.owner = owner
+        self.pending: set[asyncio.Task[None]] = set()
+        sock.setblocking(False)
+        self.task = asyncio.get_running_loop().create_task(self._accept())
+
+    async def _accept(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                conn, peer = await loop.sock_accept(self.sock)
+            except asyncio.CancelledError:
+                raise
+            except OSError:
+                await asyncio.sleep(0.1)          # out of descriptors, a reset: try again shortly
+                continue
+            if len(self.pending) >= MAX_PENDING:
+                conn.close()
+                continue
+            task = loop.create_task(self._sort(conn, peer))
+            self.pending.add(task)
+            task.add_done_callback(self.pending.discard)
+
+    async def _sort(self, conn: socket.socket, peer: Any) -> None:
+        loop = asyncio.get_running_loop()
+        conn.setblocking(False)
+        try:
+            first = await asyncio.wait_for(_peek(conn), FIRST_BYTE_SECONDS)
+            if not first:
+                conn.close()                      # closed before it said anything
+            elif first[0] == TLS_HANDSHAKE:
+                await loop.connect_accepted_socket(self.protocol, conn, ssl=self.owner.context,
+                                                   ssl_handshake_timeout=HANDSHAKE_SECONDS)
+            elif _is_loopback(peer):
+                await loop.connect_accepted_socket(self.protocol, conn)
+            else:
+                await loop.connect_accepted_socket(
+                    lambda: _Redirect(self.owner.https_base(), self.owner.note), conn)
+        except (TimeoutError, OSError, ssl.SSLError):
+            conn.close()          # a refused certificate, a reset, silence: only this connection
+
+    def close(self) -> None:
+        self.task.cancel()
+        for task in list(self.pending):
+            task.cancel()
+
+    async def wait_closed(self) -> None:
+        for task in [self.task, *self.pending]:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001, S112  (closing: nothing to report)
+                continue
+
+
+async def _peek(conn: socket.socket) -> bytes:
+    """The connection's first byte, left in place for whoever reads it next."""
+    loop = asyncio.get_running_loop()
+    while True:
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def wake(fut: asyncio.Future[None] = ready) -> None:
+            if not fut.done():
+                fut.set_result(None)
+        loop.add_reader(conn.fileno(), wake)
+        try:
+            await ready
+        finally:
+            loop.remove_reader(conn.fileno())
+        try:
+            return conn.recv(1, socket.MSG_PEEK)
+        except (BlockingIOError, InterruptedError):
+            continue
+
+
+def _is_loopback(peer: Any) -> bool:
+    try:
+        return ipaddress.ip_address(peer[0]).is_loopback
+    except (ValueError, TypeError, IndexError):
+        return False
+
+
+class _Redirect(asyncio.Protocol):
+    """Answers one plain-http request with a redirect to the same path over https."""
+
+    def __init__(self, base: str, note: str) -> None:
+        self.base = base.rstrip("/")
+        self.note = note
+        self.head = bytearray()
+        self.transport: asyncio.Transport | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self.timer = asyncio.get_running_loop().call_later(HANDSHAKE_SECONDS, transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.head += data
+        if b"\r\n\r\n" in self.head or b"\n\n" in self.head or len(self.head) > MAX_REDIRECT_HEAD:
+            self._answer()
+
+    def eof_received(self) -> bool | None:
+        self._answer()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+    def _answer(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        location = self.base + redirect_target(bytes(self.head))
+        body = f"{self.note} {location}\n".lstrip().encode("utf-8")
+        head = ("HTTP/1.1 308 Permanent Redirect\r\n"
+                f"Location: {location}\r\n"
+                "Content-Type: text/plain; charset=utf-8\r\n"
+                f"Content-Length: {len(body)}\r\n"
+                "Cache-Control: no-store\r\n"
+                "Connection: close\r\n\r\n")
+        self.transport.write(head.encode("latin-1") + body)
+        self.transport.close()
+
+
+def redirect_target(head: bytes) -> str:
+    """The path and query of a request's first line, when it is a plain origin-form
+    target of printable characters; else "/" (nothing of a request can break the
+    Location header or point it at another host)."""
+    line = head.split(b"\n", 1)[0].rstrip(b"\r")
+    parts = line.split(b" ")
+    if len(parts) != 3 or not parts[1].startswith(b"/") or parts[1].startswith(b"//"):
+        return "/"
+    target = parts[1]
+    if len(target) > 2048 or any(b < 0x21 or b > 0x7E for b in target):
+        return "/"
+    return target.decode("ascii")

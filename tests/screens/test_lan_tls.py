@@ -1,0 +1,239 @@
+"""https on the LAN (issue 34): with ``--lan`` the screens are served over TLS with a
+self-signed certificate kept in the data directory, so a phone's page is a secure
+context (its microphone needs one).
+
+Every request here is a real one over the network stack: TLS handshakes verified
+against the generated certificate loaded as the only trusted one, at this machine's
+own network address (the server binds every address with ``--lan``)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+import socket
+import ssl
+import stat
+import subprocess
+import sys
+from html import unescape
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from support import deadline
+
+from facilitator.screens import ScreenServer, ScreenSettings
+from facilitator.screens import certificate as certs
+from facilitator.screens.server import lan_address
+from facilitator.session import Session
+from facilitator.table_data import TableData
+
+LAN = lan_address()
+needs_lan = pytest.mark.skipif(LAN is None, reason="this machine has no network address")
+
+
+@pytest.fixture
+def lan_server(tmp_path):
+    servers: list[ScreenServer] = []
+
+    def start(data: Path | None = None, host: str | None = None) -> ScreenServer:
+        data = data or tmp_path / "data"
+        session, opening = Session.start("lantern-links", players=3, seed=2,
+                                         log_path=tmp_path / f"g{len(servers)}.jsonl", table=TableData(data))
+        server = ScreenServer(session, opening, ScreenSettings(lan=True, port=0, host=host), data=data).start()
+        servers.append(server)
+        return server
+    yield start
+    for server in servers:
+        server.stop()
+        server.hub.session.log.close()
+
+
+def trusting(cert: Path) -> ssl.SSLContext:
+    """A client that trusts the generated certificate and nothing else, checking names."""
+    context = ssl.create_default_context(cafile=str(cert))
+    assert context.check_hostname and context.verify_mode == ssl.CERT_REQUIRED
+    return context
+
+
+def client(server: ScreenServer) -> httpx.Client:
+    assert server.certificate is not None
+    return httpx.Client(base_url=server.base_url, verify=trusting(server.certificate.cert_path), timeout=20)
+
+
+def test_a_certificate_is_made_once_named_for_the_lan_and_its_key_is_private(tmp_path):
+    made = certs.ensure(tmp_path, "192.0.2.77")
+    assert made.ip_names == {"192.0.2.77"}
+    hostname = socket.gethostname().lower()
+    assert hostname in made.dns_names and "127.0.0.1" not in made.ip_names
+    assert stat.S_IMODE(made.key_path.stat().st_mode) == 0o600
+    assert made.cert_path.read_bytes().startswith(b"-----BEGIN CERTIFICATE-----")
+    before = made.key_path.stat().st_mtime_ns, made.cert_path.stat().st_mtime_ns
+    again = certs.ensure(tmp_path, "192.0.2.77")
+    assert again.sha256 == made.sha256 and again.spki_sha256 == made.spki_sha256   # reused, not remade
+    assert (made.key_path.stat().st_mtime_ns, made.cert_path.stat().st_mtime_ns) == before
+    assert re.fullmatch(r"[0-9A-F]{4}( [0-9A-F]{4}){3}", made.short_fingerprint)
+    assert made.sha256.startswith(made.short_fingerprint.replace(" ", ""))
+
+
+def test_a_certificate_is_renewed_before_it_expires_and_remade_when_the_address_changes(tmp_path):
+    made = certs.ensure(tmp_path, "192.0.2.77")
+    still = made.not_after - datetime.timedelta(days=certs.RENEW_DAYS + 1)
+    assert certs.ensure(tmp_path, "192.0.2.77", now=still).sha256 == made.sha256
+    soon = made.not_after - datetime.timedelta(days=certs.RENEW_DAYS - 1)
+    renewed = certs.ensure(tmp_path, "192.0.2.77", now=soon)
+    assert renewed.sha256 != made.sha256 and renewed.not_after > made.not_after
+    moved = certs.ensure(tmp_path, "10.4.5.6")                    # the table moved to another network
+    assert moved.sha256 != renewed.sha256 and "10.4.5.6" in moved.ip_names
+    assert certs.ensure(tmp_path, "10.4.5.6").sha256 == moved.sha256
+
+
+def test_a_damaged_or_mismatched_key_is_remade_and_a_readable_key_made_private(tmp_path):
+    made = certs.ensure(tmp_path, "192.0.2.77")
+    made.key_path.chmod(0o644)
+    assert certs.ensure(tmp_path, "192.0.2.77").sha256 == made.sha256
+    assert stat.S_IMODE(made.key_path.stat().st_mode) == 0o600
+    made.key_path.write_text("not a key")
+    remade = certs.ensure(tmp_path, "192.0.2.77")
+    assert remade.sha256 != made.sha256 and certs.load(remade.cert_path, remade.key_path) is not None
+    other = tmp_path / "other"
+    certs.ensure(other, "192.0.2.77")
+    (other / certs.KEY_NAME).replace(tmp_path / certs.KEY_NAME)   # a key that is not the certificate's
+    assert certs.load(remade.cert_path, tmp_path / certs.KEY_NAME) is None
+    assert certs.ensure(tmp_path, "192.0.2.77").sha256 != remade.sha256
+
+
+@needs_lan
+def test_the_lan_is_served_over_tls_that_verifies_against_the_certificate(lan_server, tmp_path):
+    server = lan_server()
+    assert server.certificate is not None
+    assert server.base_url == f"https://{LAN}:{server.port}"
+    assert server.table_url.startswith(f"https://{LAN}:{server.port}/table/")
+    assert LAN in server.certificate.ip_names
+    # the handshake itself, with the certificate as the only trust anchor and the name checked
+    context = trusting(server.certificate.cert_path)
+    with socket.create_connection((LAN, server.port), timeout=20) as raw, \
+            context.wrap_socket(raw, server_hostname=LAN) as tls:
+        peer = tls.getpeercert()
+        assert ("IP Address", LAN) in peer["subjectAltName"]
+        assert tls.version() in ("TLSv1.2", "TLSv1.3")
+        tls.sendall(f"GET / HTTP/1.1\r\nHost: {LAN}:{server.port}\r\nConnection: close\r\n\r\n".encode())
+        assert tls.recv(4096).startswith(b"HTTP/1.1 200")
+    # a client that does not trust it is refused the handshake
+    with pytest.raises(ssl.SSLCertVerificationError), \
+            socket.create_connection((LAN, server.port), timeout=20) as raw:
+        ssl.create_default_context().wrap_socket(raw, server_hostname=LAN)
+    # the same certificate serves the next start: a phone that accepted it once is not asked again
+    first = server.certificate.sha256
+    server.stop()
+    assert lan_server(data=tmp_path / "data").certificate.sha256 == first
+
+
+@needs_lan
+def test_join_links_and_qr_codes_carry_https_and_the_table_shows_the_fingerprint(lan_server):
+    server = lan_server()
+    with client(server) as c:
+        page = c.get(f"/table/{server.seats.table_key}", follow_redirects=True)
+    assert page.status_code == 200 and str(page.url).startswith("https://")
+    links = [unescape(m) for m in re.findall(r'class="join-link"[^>]*>([^<]+)</a>', page.text)]
+    assert len(links) == 3
+    assert all(urlsplit(link).scheme == "https" and urlsplit(link).hostname == LAN for link in links)
+    assert server.certificate is not None
+    assert server.certificate.short_fingerprint in page.text
+    assert "warns" in page.text                           # the one sentence on the browser's warning
+
+
+@needs_lan
+def test_plain_http_on_the_lan_port_is_redirected_to_https(lan_server):
+    server = lan_server()
+
+    def ask(request: bytes) -> str:
+        with socket.create_connection((LAN, server.port), timeout=20) as sock:
+            sock.sendall(request)
+            answer = b""
+            while chunk := sock.recv(4096):
+                answer += chunk
+        return answer.decode("latin-1")
+
+    host = f"Host: {LAN}:{server.port}\r\n".encode()
+    answer = ask(b"GET /join/abc?x=1 HTTP/1.1\r\n" + host + b"\r\n")
+    assert answer.startswith("HTTP/1.1 308")
+    assert f"Location: https://{LAN}:{server.port}/join/abc?x=1\r\n" in answer
+    posted = ask(b"POST /table-command HTTP/1.1\r\n" + host + b"Content-Length: 0\r\n\r\n")
+    assert posted.startswith("HTTP/1.1 308") and f"https://{LAN}:{server.port}/table-command" in posted
+    # nothing of the request can point the redirect elsewhere or break its header
+    for target in (b"http://evil.example/", b"//evil.example/x", b"/a\x01b"):
+        odd = ask(b"GET " + target + b" HTTP/1.1\r\n" + host + b"\r\n")
+        assert f"Location: https://{LAN}:{server.port}/\r\n" in odd
+    with httpx.Client(timeout=20) as plain:                 # as a browser sees it: to https, then the page
+        followed = plain.get(f"http://{LAN}:{server.port}/", follow_redirects=False)
+    assert followed.status_code == 308 and followed.headers["location"] == f"https://{LAN}:{server.port}/"
+
+
+@needs_lan
+def test_loopback_stays_plain_http_on_the_lan_port(lan_server):
+    server = lan_server()
+    with httpx.Client(timeout=20) as c:
+        assert c.get(f"http://127.0.0.1:{server.port}/").status_code == 200
+
+
+@needs_lan
+def test_host_and_origin_checks_hold_over_https(lan_server):
+    server = lan_server()
+    own = f"https://{LAN}:{server.port}"
+    with client(server) as c:
+        c.get(f"/table/{server.seats.table_key}")
+        form = {"content-type": "application/x-www-form-urlencoded"}
+        allowed = c.post("/table-command", content=b"control=status", headers={**form, "origin": own})
+        assert allowed.status_code != 403
+        for other in (f"http://{LAN}:{server.port}",           # the same host and port, another scheme
+                      "https://evil.example", f"https://{LAN}:{server.port + 1}"):
+            refused = c.post("/table-command", content=b"control=status", headers={**form, "origin": other})
+            assert refused.status_code == 403 and refused.json()["error"] == "foreign-origin"
+            assert "another site" in refused.json()["message"]
+        rebound = c.get("/", headers={"host": "evil.example"})
+        assert rebound.status_code == 400 and rebound.json()["error"] == "unknown-host"
+
+
+PLAY = [sys.executable, "-m", "facilitator", "play", "compass-code", "--text", "--seed", "1",
+        "--screens", "--lan", "--port", "0"]
+
+
+def play(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, input="status\n", capture_output=True, text=True, timeout=deadline(90),
+                          check=False, env={"FACILITATOR_DATA_DIR": str(tmp_path / "data"),
+                                            "FACILITATOR_CONFIG": str(tmp_path / "none.toml"),
+                                            "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+
+
+@pytest.mark.slow
+def test_play_with_lan_and_a_named_host_prints_an_https_link(tmp_path):
+    done = play(PLAY + ["--host", "10.20.30.40"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"table screen: open https://10\.20\.30\.40:\d+/table/[\w-]{20,}\n", done.stderr)
+    kept = certs.load(tmp_path / "data" / certs.CERT_NAME, tmp_path / "data" / certs.KEY_NAME)
+    assert kept is not None and "10.20.30.40" in kept.ip_names
+    assert stat.S_IMODE((tmp_path / "data" / certs.KEY_NAME).stat().st_mode) == 0o600
+
+
+@pytest.mark.slow
+@needs_lan
+def test_a_fresh_machine_with_lan_prints_https_links(tmp_path):
+    assert not (tmp_path / "data").exists()
+    done = play(PLAY, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"table screen: open https://{LAN}:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_table_service_with_lan_serves_https_too(tmp_path):
+    serve = [sys.executable, "-m", "facilitator", "serve", "--text", "--screens", "--lan",
+             "--host", "10.20.30.41", "--port", "0", "--data-dir", str(tmp_path / "data")]
+    done = subprocess.run(serve, input="", capture_output=True, text=True, timeout=deadline(90), check=False,
+                          env={"FACILITATOR_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"table screen: open https://10\.20\.30\.41:\d+/table/[\w-]{20,}\n", done.stderr)
+    kept = certs.load(tmp_path / "data" / certs.CERT_NAME, tmp_path / "data" / certs.KEY_NAME)
+    assert kept is not None and "10.20.30.41" in kept.ip_names
