@@ -19,11 +19,13 @@ are reported apart); see ``docs/speech.md``.
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..base import Hypothesis, RecognitionGrammar
+from ..base import FirstHearing, Hypothesis, RecognitionGrammar
 from .pocketsphinx_engine import PocketsphinxRecognizer
 
 MODES = ("off", "always")
@@ -62,6 +64,11 @@ class Thresholds:
     ``free_gap``: Whisper alone is refused when its best legal phrase scores
     more than this below Whisper's own free text ("is it my turn" at -0.5
     against "skip my turn" at -3.0: the audio says something else).
+
+    ``sure_when_preferred``: an agreement is sure whatever its spelling similarity
+    when Whisper scores the legal phrase at least as high as every text it wrote
+    freely (its n-best spelled flite's "yes" as "U.S.", similarity 40, yet scored
+    "Yes." above "U.S."): the spelling is Whisper's, the preference is the audio's.
     """
 
     min_logprob: float = -3.5
@@ -75,6 +82,7 @@ class Thresholds:
     rescue_similarity: float = 0.0
     rescue_lead: float = 0.0
     free_gap: float | None = 2.25
+    sure_when_preferred: bool = True
 
 
 DEFAULT = Thresholds()
@@ -135,7 +143,8 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
       count: "read hands" / "read the hands"), Whisper's score reaches
       ``agree_logprob`` and Whisper's phrase is near what it heard freely
       (``sure_similarity``: "good game everyone" was heard by both as "new
-      game", at similarity 37);
+      game", at similarity 37), or Whisper scores it above everything it wrote
+      freely (``sure_when_preferred``);
     * accepted but unsure when the engines agree at a lower similarity
       (``agree_similarity``), when Whisper's own checks pass
       (``whisper_choice``), or when Whisper's phrase clearly beats pocketsphinx's
@@ -150,7 +159,9 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
     top = ranked[0]
     both = mode != "whisper"
     if both and agree(ps_text, top.phrase, commands) and top.logprob >= limits.agree_logprob:
-        if top.similarity >= limits.sure_similarity:
+        # a free text was scored (free is finite) and the legal phrase scored no lower
+        preferred = limits.sure_when_preferred and math.isfinite(top.free) and top.logprob >= top.free
+        if top.similarity >= limits.sure_similarity or preferred:
             return Hypothesis(top.phrase, top.logprob, True)
         if limits.agree_similarity is not None and top.similarity >= limits.agree_similarity:
             return Hypothesis(top.phrase, top.logprob, False)
@@ -177,7 +188,14 @@ def _rescued(ps_text: str, ranked: list[Scores], limits: Thresholds, commands: M
 
 
 class HybridRecognizer:
-    """pocketsphinx, verified or overruled by Whisper's rescoring of the legal phrases (see ``decide``)."""
+    """pocketsphinx, verified or overruled by Whisper's rescoring of the legal phrases (see ``decide``).
+
+    ``decode`` runs both at once.  The listen loop may also take the two steps apart
+    (``TwoStage``): ``hear_first`` is pocketsphinx alone (tens of milliseconds), so an
+    undoable command can be echoed at once, and ``verify`` is Whisper's verdict, which
+    the loop computes while the echo is said (in a worker thread at a live table).  A
+    lock keeps Whisper to one utterance at a time.
+    """
 
     name = "pocketsphinx+whisper"
 
@@ -194,17 +212,31 @@ class HybridRecognizer:
             whisper = WhisperRecognizer()
         self.whisper = whisper
         self.last: dict[str, Any] = {}
+        self._second = threading.Lock()
+
+    def hear_first(self, pcm: bytes, grammar: RecognitionGrammar) -> FirstHearing:
+        """pocketsphinx alone: its phrase (never sure), and its best legal phrase as a hint."""
+        ps = self.pocketsphinx.decode(pcm, grammar)
+        raw = self.pocketsphinx.last.get("text")
+        first = FirstHearing(Hypothesis(ps.text, ps.score, False) if ps else None,
+                             raw if raw in grammar.phrases else None)
+        self.last = {"pocketsphinx": dict(self.pocketsphinx.last), "ranked": None}
+        return first
+
+    def verify(self, pcm: bytes, grammar: RecognitionGrammar, first: FirstHearing) -> Hypothesis | None:
+        """Whisper's rescoring and the two engines' decision (``decide``) on ``first``."""
+        ps_text = first.hypothesis.text if first.hypothesis is not None else None
+        ranked: list[Scores] | None = None
+        with self._second:
+            if self.mode == "always":
+                self.whisper.decode(pcm, grammar, hint=first.hint)
+                ranked = [Scores(s.phrase, s.logprob, s.similarity, s.free)
+                          for s in self.whisper.last.get("ranked", [])]
+            self.last = {**self.last, "ranked": ranked}
+        return decide(ps_text, ranked, self.mode, self.limits, grammar.commands)
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
-        ps = self.pocketsphinx.decode(pcm, grammar)
-        last = self.pocketsphinx.last
-        ranked: list[Scores] | None = None
-        if self.mode == "always":
-            raw = last.get("text")
-            self.whisper.decode(pcm, grammar, hint=raw if raw in grammar.phrases else None)
-            ranked = [Scores(s.phrase, s.logprob, s.similarity, s.free) for s in self.whisper.last.get("ranked", [])]
-        self.last = {"pocketsphinx": dict(last), "ranked": ranked}
-        return decide(ps.text if ps else None, ranked, self.mode, self.limits, grammar.commands)
+        return self.verify(pcm, grammar, self.hear_first(pcm, grammar))
 
     def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
         """pocketsphinx's early-finish check (cheap); Whisper only decides once the utterance ends."""

@@ -26,6 +26,7 @@ Words the dictionary lacks come from ``grammars/pronunciations.toml``.
 from __future__ import annotations
 
 import hashlib
+import time
 import tomllib
 from collections import OrderedDict
 from pathlib import Path
@@ -226,6 +227,13 @@ class PocketsphinxRecognizer:
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         """The grammar phrase heard in ``pcm``, or None for silence and out-of-grammar speech."""
+        began = time.process_time()
+        try:
+            return self._decode(pcm, grammar)
+        finally:
+            self.last["cpu"] = time.process_time() - began
+
+    def _decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         search = self._search(grammar)
         text, posterior = self._run(search, with_noise_floor(pcm))
         self.last = {"text": text, "posterior": posterior}

@@ -32,13 +32,16 @@ def _ignore(message: str) -> None:
 
 
 def make_recognizer(vosk_model: str | Path | None = None,
-                    warn: Callable[[str], None] = _ignore, second_engine: str | None = None) -> Recognizer:
+                    warn: Callable[[str], None] = _ignore, second_engine: str | None = None,
+                    second_model: str | None = None, threads: int | None = None) -> Recognizer:
     """Vosk on ``vosk_model`` (else ``$VOSK_MODEL_PATH``) when given, else pocketsphinx.
 
     A Vosk model that cannot be used is reported once through ``warn`` and the
     pocketsphinx recognizer is returned instead.  ``second_engine`` (``auto``,
     ``off``, ``always``; None or ``auto``: ``$FACILITATOR_SECOND_ENGINE`` when
-    set, else ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``.
+    set, else ``auto``) adds Whisper beside pocketsphinx, see ``second_engine_recognizer``;
+    ``second_model`` is its model (``tiny``, the default, or ``base``), ``threads`` its CPU
+    threads (None: the board's cores, up to four).
     """
     path = vosk_model or os.environ.get(VOSK_ENV) or None
     if path:
@@ -51,10 +54,11 @@ def make_recognizer(vosk_model: str | Path | None = None,
     mode = second_engine or "auto"
     if mode == "auto":   # the environment may settle what the settings left to auto
         mode = os.environ.get(SECOND_ENGINE_ENV) or "auto"
-    return second_engine_recognizer(mode, warn)
+    return second_engine_recognizer(mode, warn, second_model or "tiny", threads)
 
 
-def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -> Recognizer:
+def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore, model: str = "tiny",
+                             threads: int | None = None) -> Recognizer:
     """pocketsphinx, with Whisper beside it as ``mode`` says (``hybrid.py``).
 
     ``auto`` means ``always`` when the optional ``whisper`` extra is installed and
@@ -69,7 +73,7 @@ def second_engine_recognizer(mode: str, warn: Callable[[str], None] = _ignore) -
     try:
         from .whisper_engine import WhisperRecognizer
 
-        whisper = WhisperRecognizer()
+        whisper = WhisperRecognizer(model=model, threads=threads)
     except ModelError as exc:
         if mode != "auto" or not str(exc).startswith(NOT_INSTALLED):
             warn(f"{exc}; using pocketsphinx alone")

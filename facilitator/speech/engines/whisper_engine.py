@@ -26,12 +26,23 @@ themselves (``free``).  Chatter ("is it my turn") has a nearest legal phrase
 The audio is encoded as a window of the clip plus ``pad_seconds`` (at most
 ``window_seconds``), not Whisper's usual 30 s: commands are short and the
 encoder's cost follows the window.
+
+**The lean pass** (what the closed-set scoring costs is most of Whisper's step): the
+phrases are scored against the encoder output cut to the clip and
+``score_pad_seconds`` (the decoder's cross-attention cost follows the frames it
+attends to; the n-best still sees the whole window); the grammar's one-word phrases
+join the candidates only when Whisper's free text is short (at most
+``one_word_max_words`` words: "send north east south west" is no "yes"); and at
+most ``max_swaps`` slot swaps are scored.  ``last["cpu"]`` holds each stage's CPU
+seconds (the process's, all threads) for the cost benchmark.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +51,8 @@ import numpy as np
 
 from ...errors import ModelError
 from ..base import Hypothesis, RecognitionGrammar
-from .whisper_model import INSTALL_HINT, NOT_INSTALLED, packaged_model_dir, verify_model_dir
+from .whisper_model import INSTALL_HINT, NOT_INSTALLED, model_files, verify_model_dir
+from .whisper_model import model_dir as resolve_model_dir
 
 SAMPLE_RATE = 16_000
 #: phrases scored per decoder call (see ``WhisperRecognizer.score``)
@@ -87,10 +99,11 @@ class WhisperRecognizer:
 
     name = "whisper"
 
-    def __init__(self, model_dir: Path | None = None, *, min_similarity: float = 80.0,
+    def __init__(self, model_dir: Path | None = None, *, model: str = "tiny", min_similarity: float = 80.0,
                  beam_size: int = 5, candidates: int = 4, max_candidates: int = 16, window_seconds: float = 10.0,
-                 pad_seconds: float = 6.0, swap_words: int = 2, max_swaps: int = 32,
-                 threads: int = 2, verify: bool = True) -> None:
+                 pad_seconds: float = 6.0, swap_words: int = 2, max_swaps: int = 8,
+                 score_pad_seconds: float | None = 0.5, one_word_max_words: int | None = 2,
+                 threads: int | None = None, verify: bool = True) -> None:
         self.min_similarity = min_similarity
         self.beam_size = beam_size
         self.candidates = candidates
@@ -99,9 +112,17 @@ class WhisperRecognizer:
         self.pad_seconds = pad_seconds
         self.swap_words = swap_words
         self.max_swaps = max_swaps
-        directory = model_dir or packaged_model_dir()
-        if verify:
-            verify_model_dir(directory)
+        self.score_pad_seconds = score_pad_seconds
+        self.one_word_max_words = one_word_max_words
+        self.model = model
+        if model_dir is None:
+            directory = resolve_model_dir(model)      # checked
+        else:
+            directory = model_dir
+            if verify:
+                verify_model_dir(directory, model_files(model))
+        if threads is None:   # the board's cores (up to four): the verdict is computed beside the echo
+            threads = max(1, min(4, os.cpu_count() or 1))
         try:
             import ctranslate2  # type: ignore[import-untyped]
             import tokenizers
@@ -116,7 +137,10 @@ class WhisperRecognizer:
         except (RuntimeError, ValueError) as exc:
             raise ModelError(f"cannot load the Whisper model in {directory}: {exc}") from None
         hf = tokenizers.Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self._tokenizer = Tokenizer(hf, False, task=None, language=None)
+        if self._model.is_multilingual:   # Whisper base: told the language and the task
+            self._tokenizer = Tokenizer(hf, True, task="transcribe", language="en")
+        else:
+            self._tokenizer = Tokenizer(hf, False, task=None, language=None)
         self._features = FeatureExtractor()
         self._prompt = list(self._tokenizer.sot_sequence) + [self._tokenizer.no_timestamps]
         #: tokens that end the sentence after a phrase: end of text, or the stop Whisper writes first
@@ -229,7 +253,22 @@ class WhisperRecognizer:
             for phrase, _, _ in process.extract(text, grammar.phrases, scorer=fuzz.ratio, limit=self.candidates):
                 chosen[phrase] = None
         near = list(chosen)[: self.max_candidates]
+        limit = self.one_word_max_words
+        if limit is not None and any(text and len(text.split()) > limit for text in heard) \
+                and not any(text and len(text.split()) <= limit for text in heard):
+            return near   # every free text is long: no one-word answer or control was said
         return near + [p for p in _one_word(grammar) if p not in chosen]
+
+    def _scoring_view(self, encoded: Any, samples: int) -> Any:
+        """The encoder output the phrases are scored against: cut to the clip and
+        ``score_pad_seconds`` (positions are 20 ms each)."""
+        if self.score_pad_seconds is None:
+            return encoded
+        full = np.asarray(encoded)
+        keep = min(full.shape[1], math.ceil((samples / SAMPLE_RATE + self.score_pad_seconds) * 50))
+        if keep >= full.shape[1]:
+            return encoded
+        return self._ct2.StorageView.from_array(np.ascontiguousarray(full[:, :keep]))
 
     def _split(self, grammar: RecognitionGrammar) -> list[tuple[str, list[str]]]:
         """The grammar's phrases with their words, kept for the last few grammars."""
@@ -269,15 +308,22 @@ class WhisperRecognizer:
         self.last = {}
         if len(pcm) < SAMPLE_RATE * 2 // 10:
             return None
+        clock = _Stages()
         encoded, frames = self._encode(pcm)
+        clock.done("encode")
         heard = [self.fold(t) for t in self.nbest(encoded)]
+        clock.done("n-best")
         self.last["heard"] = heard
         phrases = self.candidates_for(heard, grammar, hint)
         if not phrases:
+            self.last["cpu"] = clock.cpu
             return None
         legal = set(grammar.phrases)
         free = [h for h in dict.fromkeys(heard) if h and h not in legal]
+        encoded = self._scoring_view(encoded, len(pcm) // 2)
         ranked, best_free = self.rescore(encoded, frames, phrases, heard, free)
+        clock.done("scoring")
+        self.last["scored"] = len(phrases) + len(free)
         if self.max_swaps > 0:
             scored = {s.phrase for s in ranked}
             fresh = [p for p in self.swaps(ranked[0].phrase, grammar) if p not in scored]
@@ -287,6 +333,9 @@ class WhisperRecognizer:
                 fresh.sort(key=lambda p: max((fuzz.ratio(p, h) for h in heard), default=0.0), reverse=True)
                 more, _ = self.rescore(encoded, frames, fresh[: self.max_swaps], heard)
                 ranked = sorted(ranked + more, key=lambda s: s.logprob, reverse=True)
+                self.last["scored"] += len(more)
+        clock.done("swaps")
+        self.last["cpu"] = clock.cpu
         # the free text's score, for the out-of-grammar check: the best of the texts and the phrases
         best_free = max(best_free, ranked[0].logprob)
         ranked = [Scored(s.phrase, s.logprob, s.similarity, best_free) for s in ranked]
@@ -300,3 +349,16 @@ class WhisperRecognizer:
 def _one_word(grammar: RecognitionGrammar) -> list[str]:
     """The grammar's one-word phrases: answers and controls too short for the n-best to pick."""
     return [p for p in grammar.phrases if " " not in p]
+
+
+class _Stages:
+    """CPU seconds (the process's, every thread) of each stage of one decode."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self._mark = time.process_time()
+
+    def done(self, stage: str) -> None:
+        now = time.process_time()
+        self.cpu[stage] = self.cpu.get(stage, 0.0) + now - self._mark
+        self._mark = now
