@@ -19,6 +19,9 @@ import pytest
 from support import deadline
 
 from facilitator.errors import ModelError
+from facilitator.grammar import load_grammar
+from facilitator.speech.audio.devices import read_wav
+from facilitator.speech.engines.grammar_build import recognition_grammar
 from facilitator.speech.engines.hybrid import HybridRecognizer, Scores, Thresholds, decide
 from facilitator.speech.engines.whisper_model import (
     MODEL_ENV,
@@ -163,3 +166,18 @@ def test_an_unknown_mode_is_refused_with_the_choices() -> None:
 
     with pytest.raises(OptionsError, match="auto, off, always"):
         make_recognizer(second_engine="sometimes")
+
+
+@pytest.mark.slow
+def test_a_yes_whisper_spells_otherwise_but_prefers_is_heard_with_both_engines(hybrid: HybridRecognizer) -> None:
+    """flite's awb voice says "yes" cleanly (``tests/audio/voices/yes_flite_awb.wav``, made by
+    ``flite -voice awb -t yes``, resampled to 16 kHz): Whisper alone writes "U.S.", pocketsphinx
+    hears "yes", and both together returned nothing.  Whisper scores "Yes." above what it wrote,
+    so the two engines' agreement is sure."""
+    from facilitator.speech.engines.recognize import recognize_files
+
+    rows = recognize_files("compass-code", [AUDIO / "voices" / "yes_flite_awb.wav"], hybrid)
+    assert rows[0]["command"] == "yes"
+    hyp = hybrid.decode(read_wav(AUDIO / "voices" / "yes_flite_awb.wav"),
+                        recognition_grammar(load_grammar("compass-code")))
+    assert hyp is not None and hyp.text == "yes" and hyp.sure
