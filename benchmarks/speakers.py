@@ -58,6 +58,7 @@ from facilitator.speech.voices.speakers import (
     identify,
     rule,
     similarities,
+    too_close,
 )
 
 ENROLL_LINE = "I'm ready to play"
@@ -107,6 +108,20 @@ class Table:
     #: (speaker seat, similarities to each enrolled seat)
     commands: list[tuple[int, dict[int, float]]] = field(default_factory=list)
     strangers: list[dict[int, float]] = field(default_factory=list)
+    #: each pair of seats' voiceprint similarity at enrollment
+    alike: dict[tuple[int, int], float] = field(default_factory=dict)
+
+    def pair_applied(self, limits: Limits) -> dict[tuple[int, int], tuple[int, int]]:
+        """For each pair of seats: (one's role commands applied from the other's voice, said)."""
+        out: dict[tuple[int, int], tuple[int, int]] = {}
+        for speaker, sims in self.commands:
+            for owner in range(1, self.seats + 1):
+                if owner == speaker:
+                    continue
+                pair = (min(owner, speaker), max(owner, speaker))
+                applied, said = out.get(pair, (0, 0))
+                out[pair] = (applied + (rule(sims, frozenset({owner}), limits) == "take"), said + 1)
+        return out
 
     def count(self, limits: Limits) -> Counts:
         c = Counts()
@@ -166,6 +181,7 @@ def measure_table(label: str, voices: tuple[str, ...], condition: str, where: Ro
 
     prints = {seat: [embed(where.say(v, ENROLL_LINE, snr))] for seat, v in enumerate(voices, 1)}
     table = Table(label, condition, len(voices))
+    table.alike = {(a, b): s for a, b, s in too_close(prints, replace(DEFAULT, too_close=-1.0))}
     for seat, voice in enumerate(voices, 1):
         for text in commands:
             table.commands.append((seat, similarities(embed(where.say(voice, text, snr)), prints)))
@@ -278,6 +294,18 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {t.condition} | {t.label} | {pct(c.refused, c.right)} | {pct(c.applied, c.wrong)} "
                      f"| {pct(c.reached, c.strangers)} | {pct(c.named_right, c.right)} "
                      f"| {pct(c.named_wrong, c.right)} |")
+    lines += ["", ("Pairs of seats by how alike their enrollment voiceprints are (cosine), and how often one's "
+                   f"role command was applied from the other's voice; flagged at enrollment from {limits.too_close} "
+                   "(\"I can't tell Ann's voice from Ben's\"):"), "",
+              "| condition | voices | pair | voiceprints alike | wrong seat applied | flagged |", "|---|---|---|---|---|---|"]
+    for t in tables:
+        rates = t.pair_applied(limits)
+        names = t.label.split(": ")[-1].split(" / ") if t.label.startswith("similar") else None
+        for (a, b), alike in sorted(t.alike.items(), key=lambda kv: -kv[1]):
+            applied, said = rates.get((a, b), (0, 0))
+            who = f"{names[a - 1]} / {names[b - 1]}" if names else f"seats {a} / {b}"
+            lines.append(f"| {t.condition} | {t.label.split(':')[0]} | {who} | {alike:.2f} | {pct(applied, said)} "
+                         f"| {'yes' if alike >= limits.too_close else 'no'} |")
     print("\n".join(lines))
     return 0
 

@@ -338,6 +338,9 @@ class SharedSession:
         if hasattr(loop, "phone_utterance") and hasattr(loop, "phone_press"):
             loop.on_phone = self._hub.phone_heard
             self._hub.listener = loop
+            seats = self._hub.seats
+            loop.phone_seats = lambda: frozenset(n for n, s in seats.seats.items() if s.held)
+            loop.phones_serve = lambda: True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)

@@ -204,3 +204,38 @@ def test_a_seat_screen_offers_learn_my_voice_only_with_voice_turns(tmp_path: Pat
     plain = compass_session(tmp_path / "plain")
     _open.append(ListenLoop(plain, ScriptedRecognizer(), RecordingSpeaker(VoiceSettings())))
     assert all(c.id != "enrol" for c in seat_controls(plain, 2))
+
+
+#: a voice almost the same as seat 1's (cosine 0.99): the table's microphone cannot tell them apart
+VOICE[21] = np.array([1.0, 0.14, 0.0]) / np.linalg.norm([1.0, 0.14, 0.0])
+
+
+def test_two_voices_too_alike_are_named_at_enrollment_and_never_refused_for_each_other(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    turns.begin()
+    say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
+    say(loop, turns, "raw:i'm ready to play", 21, 20.0, 1.2)     # seat 2 enrols in a voice like seat 1's
+    assert "I can't tell Player 1's voice from Player 2's, so either may act in the other's turn." in speaker.spoken
+    assert turns.alike == {(1, 2)}
+    turns.asking, turns.queue = None, []
+    say(loop, turns, SEND, 21, 40.0)          # seat 2's voice saying the captain's (seat 1's) guess
+    loop.tick(50.0)
+    assert [e["type"] for e in events(tmp_path)][:1] == ["guess-scored"]   # taken, not refused
+
+
+def test_with_phones_the_alike_seats_are_told_to_use_their_phones(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    loop.phones_serve = lambda: True
+    turns.begin()
+    say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
+    say(loop, turns, "raw:i'm ready to play", 21, 20.0, 1.2)
+    assert ("I can't tell Player 1's voice from Player 2's: hold your phone's talk button for your turns."
+            in speaker.spoken)
+
+
+def test_a_seat_holding_its_phone_is_not_asked_for_a_voiceprint(tmp_path: Path) -> None:
+    loop, turns, speaker, _ = make(tmp_path)
+    loop.phone_seats = lambda: frozenset({1, 3})
+    turns.begin()
+    assert speaker.spoken[-1].endswith("Player 2, say: I'm ready to play.")
+    assert turns.queue == [4]

@@ -106,6 +106,10 @@ class ListenLoop(Routing, Conversation):
         self.voices: VoiceTurns | None = None   # who is speaking (speech/voices/voice_turns.py)
         #: a phone's utterance answered (voice play shows it on that phone)
         self.on_phone: PhoneHeard | None = None
+        #: the seats holding a phone on the screens now (none without screens), and whether
+        #: the screens serve phones at all (set by the screens when they attach)
+        self.phone_seats: Callable[[], frozenset[int]] = frozenset
+        self.phones_serve: Callable[[], bool] = lambda: False
         self._deadline: float | None = None            # the question's timeout, or the undo window's end
         self._verification: Verification | None = None  # the second engine's verdict on the echo
         self._prompts = 0   # "Please say yes or no." said for the open question

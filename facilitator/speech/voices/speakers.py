@@ -54,6 +54,10 @@ class Limits:
     stranger: float = 0.15
     #: a role's command is refused when another seat is closer than every owner by this
     refuse_margin: float = 0.14
+    #: two seats' voiceprints this similar cannot be told apart at the table's microphone:
+    #: said at enrollment, and neither's command is refused for the other's voice
+    #: (chosen on the speaker benchmark's similar pairs: ``python -m benchmarks.speakers``)
+    too_close: float = 0.80
     #: per-seat overrides of ``match`` and ``refuse_margin`` (by the owner's seat)
     seat_match: Mapping[int, float] = field(default_factory=dict)
     seat_refuse_margin: Mapping[int, float] = field(default_factory=dict)
@@ -131,4 +135,27 @@ def similarities(embedding: np.ndarray, prints: Mapping[int, list[np.ndarray]]) 
         norm = float(np.linalg.norm(mean)) * float(np.linalg.norm(embedding))
         if norm > 0:
             out[seat] = float(np.dot(mean, embedding) / norm)
+    return out
+
+
+def print_of(vectors: list[np.ndarray]) -> np.ndarray | None:
+    """A seat's voiceprint: the mean of its enrolled lines, renormalised (None: none)."""
+    if not vectors:
+        return None
+    mean = np.mean(np.stack(vectors), axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm > 0 else None
+
+
+def too_close(prints: Mapping[int, list[np.ndarray]], limits: Limits = DEFAULT) -> list[tuple[int, int, float]]:
+    """The pairs of seats (lower seat first) whose voiceprints are at least ``limits.too_close``
+    alike: the table's microphone cannot tell them apart."""
+    found = {seat: p for seat, vectors in prints.items() if (p := print_of(vectors)) is not None}
+    out = []
+    for a in sorted(found):
+        for b in sorted(found):
+            if a < b:
+                similarity = float(np.dot(found[a], found[b]))
+                if similarity >= limits.too_close:
+                    out.append((a, b, similarity))
     return out

@@ -33,7 +33,17 @@ from ...command import Command
 from ...session import Reply
 from ..base import Segment
 from .refusal import refuse, seat_name
-from .speakers import DEFAULT, UNKNOWN, Limits, Verdict, closest, identify, rule, similarities
+from .speakers import (
+    DEFAULT,
+    UNKNOWN,
+    Limits,
+    Verdict,
+    closest,
+    identify,
+    rule,
+    similarities,
+    too_close,
+)
 from .voiceprints import Voiceprints
 
 if TYPE_CHECKING:
@@ -68,6 +78,8 @@ class VoiceTurns:
         self._heard: list[tuple[Segment, dict[int, float]]] = []
         self._routing: Segment | None = None
         self._told: set[tuple[str, frozenset[int], int]] = set()
+        #: pairs of seats whose voices are too alike to tell apart (said once, at enrollment)
+        self.alike: set[tuple[int, int]] = set()
         # figures
         self.refused = 0
         self.strangers = 0
@@ -119,7 +131,9 @@ class VoiceTurns:
         (a resumed game asks only the ones missing; a table that said no is not asked)."""
         if self.prints.declined or self.loop.session.over:
             return
-        self.queue = [s for s in range(1, len(self._names()) + 1) if not self.prints.enrolled(s)]
+        phones = self.loop.phone_seats()   # a seat that talks through its phone needs no voiceprint
+        self.queue = [s for s in range(1, len(self._names()) + 1)
+                      if not self.prints.enrolled(s) and s not in phones]
         self._first_question = len(self.queue) == len(self._names())
         self._ask_next()
 
@@ -167,7 +181,7 @@ class VoiceTurns:
             return [self._line("voices-unavailable")]
         replace = self._replace
         self._save(lambda: self.prints.add(seat, embedding, replace=replace))
-        said = [self._line("voices-thanks", name=self.name(seat))]
+        said = [self._line("voices-thanks", name=self.name(seat)), *self._alike_now(seat)]
         if self.queue:
             said.append(self._next_question())
         else:
@@ -181,6 +195,17 @@ class VoiceTurns:
             write()
         except OSError as exc:   # the voices stay in memory; the game goes on
             self.loop.warn(f"cannot keep the enrolled voices: {exc.strerror or exc}")
+
+    def _alike_now(self, seat: int) -> list[str]:
+        """Say once, by name, that ``seat``'s voice cannot be told from another's, and offer the
+        phones when the table has them."""
+        said = []
+        for a, b, _ in too_close(self.prints.seats, self.limits):
+            if seat in (a, b) and (a, b) not in self.alike:
+                self.alike.add((a, b))
+                key = "voices-too-close-phones" if self.loop.phones_serve() else "voices-too-close"
+                said.append(self._line(key, first=self.name(a), second=self.name(b)))
+        return said
 
     def typed(self, text: str) -> bool:
         """``enrol N`` (also ``enroll seat N``): ask seat N to speak to the table's microphone."""
@@ -229,7 +254,13 @@ class VoiceTurns:
         if not scores:
             return "take"
         session = self.loop.session
-        return rule(scores, session.referee.acting_seats(session.state, command), self.limits)
+        acting = session.referee.acting_seats(session.state, command)
+        ruling = rule(scores, acting, self.limits)
+        if ruling == "refuse" and acting is not None:
+            heard = closest(scores, frozenset(scores) - acting)
+            if any((min(o, heard or 0), max(o, heard or 0)) in self.alike for o in acting):
+                return "take"   # two voices it cannot tell apart: never refuse one for the other
+        return ruling
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
         """Refuse a role's command said in another seat's voice: logged, and the words to
