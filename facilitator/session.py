@@ -276,6 +276,7 @@ class Session:
                 return self._answer(command, [self.phrases.say("page-end")])
             return self._answer(command, [self.pages.pop(0)])
         if intent == "quit":
+            self.log.check_kept()     # a log taken away is written back, not left on no path
             return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
         if intent in CONFIRMATIONS:
             return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
