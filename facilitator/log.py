@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,31 @@ def digest(previous: str, line: bytes) -> str:
 
 def _dump(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+#: how every batched log line the referee writes ends: its chain, last
+_CHAIN_END = re.compile(rb'"chain":"[0-9a-f]{16}"\}')
+
+
+def _whole_line(line: bytes, previous: str) -> tuple[dict[str, Any], int] | None:
+    """A log's last line that does not parse because bytes follow its end (a flipped
+    newline): the line up to its chain, and where it ends, when that part is a JSON
+    object whose chain follows from ``previous``; None for a line really cut short."""
+    ends = [m.end() for m in _CHAIN_END.finditer(line)]
+    if not ends:
+        return None
+    kept = ends[-1]
+    try:
+        obj = json.loads(line[:kept].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    given = obj.get("chain")
+    body = {k: v for k, v in obj.items() if k != "chain"}
+    if given != digest(previous, _dump(body)):
+        return None
+    return obj, kept
 
 
 def check_regular(path: Path, what: str) -> None:
@@ -118,11 +144,21 @@ def _parse(path: Path, raw: bytes) -> LogContents:
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")  # noqa: TRY004 - caught below as a bad line
         except (ValueError, UnicodeDecodeError) as exc:
-            if is_tail:
+            whole = _whole_line(line, chain) if is_tail and batched else None
+            if whole is not None:
+                # a whole line, its chain verified, then damage where its newline belongs
+                # (a flipped byte): a command, not a torn tail; what follows it is cut off
+                obj, kept = whole
+                contents.notes.append(f"the log's last line (line {number}) ends in {line[kept:]!r} "
+                                      "where its newline belongs; its chain verifies, so it is kept "
+                                      "and the damage cut off")
+                end = start + kept
+            elif is_tail:
                 what = "the last command's events" if open_batch else "a half-written last line"
                 contents.notes.append(f"dropped {what} of the log (line {number}): half-written")
                 break
-            raise LogError(f"log {name} line {number}: {exc}") from None
+            else:
+                raise LogError(f"log {name} line {number}: {exc}") from None
         seq = obj.get("seq")
         expected = contents.last_seq + 1
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != expected:
