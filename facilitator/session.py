@@ -440,17 +440,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
 
 #: how every log begins (the game-started line): a file that does not is no log of a game
 LOG_OPENING = b'{"type":"game-started",'
+#: how the opening line goes on after it, as the referee writes it
+OPENING_ENVELOPE = LOG_OPENING + b'"seq":1,"audience":"public","game":"'
 
 
 def _torn_opening(log_path: Path) -> bool:
     """Whether the file holds the start of a log's opening batch, cut short (a power cut):
-    anything else (a user's one-line note) is not a log and must never be emptied."""
+    it reads as a torn ``game-started`` event: its type is written whole, and the envelope
+    after it agrees as far as it goes.  Anything else (a user's one-line note, a lone
+    ``{``, a head too short to name the event) is not a log and must never be emptied."""
     try:
         with open(log_path, "rb") as f:
-            head = f.read(len(LOG_OPENING))
+            head = f.read(len(OPENING_ENVELOPE))
     except OSError:
         return False
-    return bool(head) and LOG_OPENING.startswith(head)
+    return head.startswith(LOG_OPENING) and OPENING_ENVELOPE.startswith(head)
 
 
 def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:

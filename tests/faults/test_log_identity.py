@@ -109,7 +109,9 @@ def test_a_log_replaced_mid_game_is_left_alone_and_the_game_rescued_beside_it(tm
     assert rescued.read_bytes().startswith(before) and batches_done(rescued) == 2
 
 
-@pytest.mark.parametrize("text", ["notes", "notes\n", "x", "{}\n", "shopping: milk, eggs\nbread\n"])
+@pytest.mark.parametrize("text", ["notes", "notes\n", "x", "{}\n", "shopping: milk, eggs\nbread\n",
+                                  "{", "{\n", '{"', '{"type":"game-sta', '{"type":"game-started", my notes',
+                                  '{"type":"game-started","seq":2,'])
 def test_log_refuses_any_non_empty_file_that_is_not_a_log(tmp_path: Path, text: str) -> None:
     note = tmp_path / "n.txt"
     note.write_text(text)
@@ -121,10 +123,12 @@ def test_log_refuses_any_non_empty_file_that_is_not_a_log(tmp_path: Path, text: 
     assert note.read_text() == text
 
 
-def test_log_still_takes_over_an_opening_torn_by_a_power_cut(tmp_path: Path) -> None:
+@pytest.mark.parametrize("torn", [b'{"type":"game-started",', b'{"type":"game-started","seq":1,"aud',
+                                  b'{"type":"game-started","seq":1,"audience":"public","game":"compass-co'])
+def test_log_still_takes_over_an_opening_torn_by_a_power_cut(tmp_path: Path, torn: bytes) -> None:
     """A log whose opening batch was cut short holds no game: the new game starts in it."""
     log = tmp_path / "g.jsonl"
-    log.write_bytes(b'{"type":"game-sta')
+    log.write_bytes(torn)
     done = run(["play", "compass-code", "--text", "--log", str(log), "--data-dir", str(tmp_path / "d")],
                b"status\n")
     assert done.returncode == 0, done.stderr
