@@ -197,6 +197,10 @@ class Lobby:
     def handle(self, text: str) -> Reply:
         return handle_line(self, text)
 
+    def changes_nothing(self, command: Command) -> bool:
+        """Whether ``command`` only asks (a typed question may give it; see ``handle_line``)."""
+        return command.intent in QUERIES
+
     def reject(self, text: str, key: str, reason: str, command: Command | None = None,
                **fields: Any) -> Reply:
         """Say why; the lobby has no log, so nothing is written."""
