@@ -26,6 +26,9 @@ class Command:
     canonical: str
     slots: dict[str, str] = field(default_factory=dict)
     text: str = ""
+    #: parsed from a typed (or clicked) line, not from a recognizer's words: a referee
+    #: never matches such a command's free words loosely when it cannot be taken back
+    typed: bool = field(default=False, compare=False)
 
     @property
     def args(self) -> list[str]:

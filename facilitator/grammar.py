@@ -131,13 +131,19 @@ class Form:
         return {s.name for s in t.slots(self.tree)}
 
 
+#: the apostrophes and hyphens a keyboard or a phone types (smart quotes, the hyphen
+#: characters), folded to the plain ones so "don’t" is "don't"
+_FOLDED = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2010": "-", "\u2011": "-"})
+
+
 def normalize(text: str) -> str:
     """Fold what people type or recognizers produce into matchable words.
 
-    Case is kept (free-text slots keep it); punctuation other than hyphens and
-    apostrophes inside words becomes space; whitespace collapses.
+    Case is kept (free-text slots keep it); a phone's curly apostrophe is an
+    apostrophe; punctuation other than hyphens and apostrophes inside words becomes
+    space; whitespace collapses.
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_FOLDED)
     text = re.sub(r"[^\w\s'\-]", " ", text)
     text = re.sub(r"(?<!\w)['\-]+|['\-]+(?!\w)", " ", text)
     return " ".join(text.split())
@@ -156,6 +162,48 @@ def is_text(text: str) -> bool:
     (what stdin's undecodable bytes become), no surrogates, private-use or unassigned characters."""
     return all(ch == "\t" or (ch != "\ufffd" and unicodedata.category(ch) not in _NOT_TEXT)
                for ch in text)
+
+
+#: what a player types besides letters, digits and spaces: apostrophes and hyphens (in a
+#: name or a clue: "O'Neill", "x-ray", with a phone's curly forms) and the punctuation
+#: that ends or splits an ordinary sentence
+TYPED_PUNCTUATION = frozenset("'\u2019\u2018-\u2010\u2011.,!?:;\u2026")
+
+
+def untyped_character(text: str) -> str | None:
+    """The first character of ``text`` that is not what a player types, or None.
+
+    A player types letters of any script, with their accents (precomposed, or as
+    combining marks right after a letter), digits (0-9 and the other scripts'
+    decimal digits), spaces (a tab, a no-break space) and ``TYPED_PUNCTUATION``.
+    Everything else is refused, not folded into a command: format and control
+    characters (a zero-width space, a right-to-left override), a combining mark
+    that follows no letter, symbols (``$``, ``/``, ``(``, ``#``, `````, emoji), the
+    other numerals (``²``, ``½``) and U+FFFD, which stands for bytes that were not
+    UTF-8.
+    """
+    after_letter = False
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if kind[0] == "M":
+            if not after_letter:
+                return ch
+            continue
+        after_letter = kind[0] == "L"
+        if after_letter or kind == "Nd" or kind == "Zs" or ch == "\t" or ch in TYPED_PUNCTUATION:
+            continue
+        return ch
+    return None
+
+
+def describe_character(ch: str) -> str:
+    """``ch`` as a refusal shows it: itself when it can be seen, else its code point and
+    Unicode name (a right-to-left override shown as itself would turn the line around)."""
+    kind = unicodedata.category(ch)
+    name = unicodedata.name(ch, "").lower()
+    if kind[0] in "LNPS" and ch != "\ufffd":
+        return ch
+    return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
 
 
 class Grammar:
@@ -257,7 +305,7 @@ class Grammar:
                 list_name, slot = spec.split("/")
                 values[slot] = self._list(list_name, lists).value_of(got)
             canonical = form.output.format(**values)
-            return Command(form.intent, canonical, values, text)
+            return Command(form.intent, canonical, values, text, typed=typed)
         return NotRecognized(text)
 
     def _list(self, name: str, lists: RuntimeLists | None) -> WordList:

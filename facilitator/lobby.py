@@ -179,6 +179,9 @@ class Lobby:
         self.closed = False
         self.last_public: list[str] = []
         self.offer = store.unfinished(self.warn)
+        #: the offered log refused for changed decks: kept for when they are put back, so
+        #: choosing a game (as the refusal advises) does not set it aside; "new game" does
+        self.decks_changed: Path | None = None
 
     # -- what the loop and text play use -------------------------------------------
     @property
@@ -193,6 +196,10 @@ class Lobby:
 
     def handle(self, text: str) -> Reply:
         return handle_line(self, text)
+
+    def changes_nothing(self, command: Command) -> bool:
+        """Whether ``command`` only asks (a typed question may give it; see ``handle_line``)."""
+        return command.intent in QUERIES
 
     def reject(self, text: str, key: str, reason: str, command: Command | None = None,
                **fields: Any) -> Reply:
@@ -271,6 +278,10 @@ class Lobby:
 
     def _resume(self, reply: Reply) -> Reply:
         if self.offer is None:
+            # look again: a game kept for its decks may be resumable now they are back
+            self.offer = self.store.unfinished(self.warn)
+            if self.offer is not None:
+                return self._say(reply, [self.prompt()])
             return self._say(reply, [self.phrases.say("lobby-none-unfinished")])
         offer = self.offer
         try:
@@ -280,6 +291,7 @@ class Lobby:
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(self.spoken(offer.game)))])
         except DecksChangedError as exc:   # the log is sound: still offered, here and after a restart
             self.warn(str(exc))
+            self.decks_changed = offer.log
             return self._say(reply, [self.phrases.say("lobby-decks-changed", game=self.spoken(offer.game))])
         except LogError as exc:
             self.warn(str(exc))
@@ -317,7 +329,8 @@ class Lobby:
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(name))])
         self.seed = None   # a given seed makes the first game reproducible, not every game
         if self.offer is not None:   # a new game was chosen over the offered one
-            self.store.put_aside(self.offer.log)
+            if self.offer.log != self.decks_changed:
+                self.store.put_aside(self.offer.log)
             self.offer = None
         self.chosen = session
         reply.accepted = True

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,31 @@ def digest(previous: str, line: bytes) -> str:
 
 def _dump(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+#: how every batched log line the referee writes ends: its chain, last
+_CHAIN_END = re.compile(rb'"chain":"[0-9a-f]{16}"\}')
+
+
+def _whole_line(line: bytes, previous: str) -> tuple[dict[str, Any], int] | None:
+    """A log's last line that does not parse because bytes follow its end (a flipped
+    newline): the line up to its chain, and where it ends, when that part is a JSON
+    object whose chain follows from ``previous``; None for a line really cut short."""
+    ends = [m.end() for m in _CHAIN_END.finditer(line)]
+    if not ends:
+        return None
+    kept = ends[-1]
+    try:
+        obj = json.loads(line[:kept].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    given = obj.get("chain")
+    body = {k: v for k, v in obj.items() if k != "chain"}
+    if given != digest(previous, _dump(body)):
+        return None
+    return obj, kept
 
 
 def check_regular(path: Path, what: str) -> None:
@@ -118,11 +144,21 @@ def _parse(path: Path, raw: bytes) -> LogContents:
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")  # noqa: TRY004 - caught below as a bad line
         except (ValueError, UnicodeDecodeError) as exc:
-            if is_tail:
+            whole = _whole_line(line, chain) if is_tail and batched else None
+            if whole is not None:
+                # a whole line, its chain verified, then damage where its newline belongs
+                # (a flipped byte): a command, not a torn tail; what follows it is cut off
+                obj, kept = whole
+                contents.notes.append(f"the log's last line (line {number}) ends in {line[kept:]!r} "
+                                      "where its newline belongs; its chain verifies, so it is kept "
+                                      "and the damage cut off")
+                end = start + kept
+            elif is_tail:
                 what = "the last command's events" if open_batch else "a half-written last line"
                 contents.notes.append(f"dropped {what} of the log (line {number}): half-written")
                 break
-            raise LogError(f"log {name} line {number}: {exc}") from None
+            else:
+                raise LogError(f"log {name} line {number}: {exc}") from None
         seq = obj.get("seq")
         expected = contents.last_seq + 1
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != expected:
@@ -197,6 +233,7 @@ class EventLog:
         self._chain = chain          # None: an old log without batches
         self._file: IO[bytes] | None = None
         self._identity: tuple[int, int] | None = None   # (device, inode) of the file opened
+        self._lost: str | None = None     # why the log was found taken away (it was written back)
         self.lock: Any = None
         if path is not None:
             check_regular(path, "log")
@@ -256,6 +293,8 @@ class EventLog:
         batch = list(events)
         first = self.next_seq
         lines = [event.to_json(first + i) for i, event in enumerate(batch)]
+        if self._lost is not None:
+            raise WriteError(self._lost)       # written back already: nothing goes on a lost file
         if self._file is None or not lines:
             self.next_seq += len(lines)
             return lines
@@ -274,12 +313,26 @@ class EventLog:
         self._check_still_there()
         return lines
 
-    def _check_still_there(self) -> None:
-        """``WriteError`` when the file written is no longer the log at ``path`` (removed,
-        renamed, replaced, its file system unmounted): what was fsynced would exist on no
-        log a resume can find, so nothing more may be announced.  Everything written is
-        first put back at ``path`` when nothing is there (else beside it, ``.rescued``)."""
-        assert self._file is not None and self.path is not None
+    def check_kept(self) -> None:
+        """``WriteError`` when the log is no longer at its path (see ``_taken_away``): a
+        "quit" checks it before saying goodbye, as a command does before announcing."""
+        if self._lost is not None:
+            raise WriteError(self._lost)
+        self._check_still_there()
+
+    def _check_still_there(self, stopped: str = "stopped before announcing; ") -> None:
+        problem = self._taken_away(stopped)
+        if problem is not None:
+            raise WriteError(problem)
+
+    def _taken_away(self, stopped: str) -> str | None:
+        """None while the file written is the log at ``path``; else (removed, renamed,
+        replaced, its file system unmounted) everything written is put back at ``path``
+        when nothing is there (else beside it, ``.rescued``) and the line that says so is
+        returned: what was fsynced would exist on no log a resume can find, so nothing
+        more may be announced or written."""
+        if self._file is None or self.path is None:
+            return None
         fd = self._file.fileno()
         mine = os.fstat(fd)
         try:
@@ -288,19 +341,20 @@ class EventLog:
         except OSError:
             there, same = None, False
         if same and mine.st_nlink > 0:
-            return
+            return None
         name = repr(str(self.path))
         what = "was removed" if there is None else "was replaced by another file"
         target = self.path if there is None else _free_name(self.path.with_name(self.path.name + ".rescued"))
         try:
             _copy_out(fd, mine.st_size, target)
         except OSError as exc:
-            raise WriteError(f"the log {name} {what} during the game: stopped before announcing; "
-                             f"its events cannot be written back to {str(target)!r} "
-                             f"({exc.strerror or exc})") from None
+            self._lost = (f"the log {name} {what} during the game: {stopped}"
+                          f"its events cannot be written back to {str(target)!r} ({exc.strerror or exc})")
+            return self._lost
         resume = f"--resume {target}" if target == self.path else f"put {str(target)!r} back as the log"
-        raise WriteError(f"the log {name} {what} during the game: stopped before announcing; "
-                         f"everything logged is written back to {str(target)!r} ({resume} to go on)")
+        self._lost = (f"the log {name} {what} during the game: {stopped}"
+                      f"everything logged is written back to {str(target)!r} ({resume} to go on)")
+        return self._lost
 
     def discard(self) -> None:
         """Empty the file (it held only a torn opening batch: no game)."""
@@ -317,12 +371,18 @@ class EventLog:
         return bool(self.lock is not None and self.lock.crashed)
 
     def close(self) -> None:
+        """Close the log and release its lock.  A log taken away since its last command
+        (only queries, "quit" or the end of input followed) is written back first, as after
+        a command, and ``WriteError`` then says where, once the log is closed."""
+        lost = self._taken_away("") if self._lost is None else None
         if self._file is not None:
             self._file.close()
             self._file = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+        if lost is not None:
+            raise WriteError(lost)
 
 
 def _write_all(f: IO[bytes], data: bytes, path: Path | None) -> None:

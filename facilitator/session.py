@@ -22,7 +22,7 @@ from .content import version as content_version
 from .errors import DecksChangedError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
-from .grammar import Grammar, load_grammar
+from .grammar import Grammar, describe_character, load_grammar, untyped_character
 from .locks import held_data_dir
 from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
@@ -45,7 +45,8 @@ class LineTaker(Protocol):
 
     def execute(self, command: Command) -> Reply: ...
 
-    def reject(self, text: str, key: str, reason: str) -> Reply: ...
+    def reject(self, text: str, key: str, reason: str, command: Command | None = None,
+               **fields: Any) -> Reply: ...
 
 
 class Shown(LineTaker, Protocol):
@@ -63,10 +64,45 @@ class Shown(LineTaker, Protocol):
     def handle(self, text: str) -> Reply: ...
 
 
-def handle_line(taker: LineTaker, text: str) -> Reply:
-    """A typed line: too long or not understood is refused, anything else applied."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why a typed line is refused before it is applied: the response ``key`` (with its
+    ``fields``) and the logged ``reason``."""
+
+    key: str
+    reason: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def unfit_line(text: str) -> Refusal | None:
+    """A typed line that is too long, or holds what a player does not type
+    (``grammar.untyped_character``: a stray symbol, an invisible character), is
+    refused before it is parsed, never folded into a command."""
     if len(text) > MAX_UTTERANCE:
-        return taker.reject(text, "too-long", "utterance too long")
+        return Refusal("too-long", "utterance too long")
+    odd = untyped_character(text)
+    if odd is not None:
+        return Refusal("not-typed-text", f"character {odd!r} is not typed text",
+                       {"char": describe_character(odd)})
+    return None
+
+
+def asked_not_told(taker: Any, text: str, command: Command) -> Refusal | None:
+    """A typed line with a question mark asks: a query answers it, but a command that
+    changes the game ("finish?") is refused, since typed commands are not confirmed."""
+    asks = getattr(taker, "changes_nothing", None)
+    if "?" in text and not (asks is not None and asks(command)):
+        return Refusal("typed-question", "a command typed as a question")
+    return None
+
+
+def handle_line(taker: LineTaker, text: str) -> Reply:
+    """A typed line: unfit (``unfit_line``), not understood, or a question that would
+    act (``asked_not_told``) is refused with one ``command-rejected``; anything else
+    is applied."""
+    unfit = unfit_line(text)
+    if unfit is not None:
+        return taker.reject(text, unfit.key, unfit.reason, **unfit.fields)
     command = taker.parse(text)
     if isinstance(command, NotRecognized):
         usage = getattr(taker, "usage_key", None)
@@ -74,6 +110,9 @@ def handle_line(taker: LineTaker, text: str) -> Reply:
         if key is not None:
             return taker.reject(text, key[0], "not understood", **key[1])
         return taker.reject(text, "say-again", "not understood")
+    question = asked_not_told(taker, text, command)
+    if question is not None:
+        return taker.reject(text, question.key, question.reason, command)
     return taker.execute(command)
 
 
@@ -265,6 +304,13 @@ class Session:
         """A typed line: parse it and apply it (typed commands are not confirmed)."""
         return handle_line(self, text)
 
+    def changes_nothing(self, command: Command) -> bool:
+        """Whether ``command`` only asks or answers (a query, a control): a typed line
+        with a question mark may give it, never a command that changes the game."""
+        intent = command.intent
+        return (intent in ("repeat", PAGE) or intent in CONTROLS or intent in CONFIRMATIONS
+                or intent in LOBBY or intent in self.referee.queries or intent in self.referee.private_queries)
+
     def execute(self, command: Command) -> Reply:
         """Apply a parsed (and, by voice, confirmed) command."""
         intent = command.intent
@@ -278,6 +324,7 @@ class Session:
                 return self._answer(command, [self.phrases.say("page-end")])
             return self._answer(command, [self.pages.pop(0)])
         if intent == "quit":
+            self.log.check_kept()     # a log taken away is written back, not left on no path
             return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
         if intent in CONFIRMATIONS:
             return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
@@ -441,17 +488,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
 
 #: how every log begins (the game-started line): a file that does not is no log of a game
 LOG_OPENING = b'{"type":"game-started",'
+#: how the opening line goes on after it, as the referee writes it
+OPENING_ENVELOPE = LOG_OPENING + b'"seq":1,"audience":"public","game":"'
 
 
 def _torn_opening(log_path: Path) -> bool:
     """Whether the file holds the start of a log's opening batch, cut short (a power cut):
-    anything else (a user's one-line note) is not a log and must never be emptied."""
+    it reads as a torn ``game-started`` event: its type is written whole, and the envelope
+    after it agrees as far as it goes.  Anything else (a user's one-line note, a lone
+    ``{``, a head too short to name the event) is not a log and must never be emptied."""
     try:
         with open(log_path, "rb") as f:
-            head = f.read(len(LOG_OPENING))
+            head = f.read(len(OPENING_ENVELOPE))
     except OSError:
         return False
-    return bool(head) and LOG_OPENING.startswith(head)
+    return head.startswith(LOG_OPENING) and OPENING_ENVELOPE.startswith(head)
 
 
 def _referee_of(log_path: Path, events: list[Event], game: str | None) -> Referee[Any]:

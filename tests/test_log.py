@@ -101,3 +101,40 @@ def test_a_corrupt_log_is_refused_and_left_untouched(tmp_path: Path, damage, mes
 def test_missing_log(tmp_path: Path) -> None:
     with pytest.raises(LogError, match="no log at"):
         read_log(tmp_path / "nothing.jsonl")
+
+
+def _batched(path: Path) -> bytes:
+    log = EventLog(path)
+    log.append([Event("game-started", {"game": "x"})])
+    log.append([rejected("a", "b"), rejected("c", "d")])      # the last command: two events
+    log.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("flipped", [b"\x0b", b"\x8a", b"*", b"\x00", b"\x0e", b"J"])
+def test_a_flipped_last_newline_keeps_the_whole_command_its_chain_verifies(tmp_path: Path, flipped: bytes) -> None:
+    """One damaged byte where the last line's newline belongs: the line before it is whole
+    and its chain verifies, so it is a command, not a torn tail; only the byte is cut off."""
+    path = tmp_path / "game.jsonl"
+    raw = _batched(path)
+    path.write_bytes(raw[:-1] + flipped)
+    contents = read_log(path)
+    assert [e.type for e in contents.events] == ["game-started", "command-rejected", "command-rejected"]
+    assert len(contents.batches) == 2
+    assert contents.notes and "chain verifies" in contents.notes[0] and repr(flipped) in contents.notes[0]
+    log, _ = EventLog.resume(path)
+    assert path.read_bytes() == raw              # the damage is cut off, the newline put back
+    log.append([rejected("e", "f")])
+    log.close()
+    assert [e.type for e in read_log(path).events][-1] == "command-rejected"
+    assert not read_log(path).notes
+
+
+def test_a_cut_last_line_is_still_a_torn_tail_dropped_whole(tmp_path: Path) -> None:
+    """Cut one byte short of its chain's end, the last line is torn: its command goes."""
+    path = tmp_path / "game.jsonl"
+    raw = _batched(path)
+    path.write_bytes(raw[:-3] + b"\x0b")
+    contents = read_log(path)
+    assert [e.type for e in contents.events] == ["game-started"]
+    assert "half-written" in contents.notes[0]

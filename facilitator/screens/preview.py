@@ -15,18 +15,22 @@ from ..command import NotRecognized
 from ..errors import IllegalCommandError
 from ..events import Audience
 from ..games.screen import screen_for
-from ..session import MAX_UTTERANCE, Session
+from ..session import Session, asked_not_told, unfit_line
 
 
 def preview(session: Session, text: str, readers: frozenset[Audience]) -> dict[str, Any]:
     """``{"verdict": "refused" | "noted" | "ok", "text": ...}`` for the command ``text``;
     ``readers``: whose private lines the asking seat may read."""
     phrases, referee = session.phrases, session.referee
-    if len(text) > MAX_UTTERANCE:
-        return {"verdict": "refused", "text": phrases.say("too-long")}
+    refusal = unfit_line(text)      # the session's own checks of a typed line, before and after parsing
+    if refusal is not None:
+        return {"verdict": "refused", "text": phrases.say(refusal.key, **refusal.fields)}
     command = session.parse(text)
     if isinstance(command, NotRecognized):
         return {"verdict": "refused", "text": phrases.say("say-again")}
+    refusal = asked_not_told(session, text, command)
+    if refusal is not None:
+        return {"verdict": "refused", "text": phrases.say(refusal.key, **refusal.fields)}
     try:
         events = referee.decide(session.state, command, random.Random(0))
     except IllegalCommandError as exc:

@@ -81,10 +81,13 @@ def test_bad_input_on_stdin_costs_nothing(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "Traceback" not in result.stderr and result.stderr == ""
     out = result.stdout.splitlines()
-    # lines that start like a command get its usage line; the rest "Say again?"
+    # lines that start like a command get its usage line; characters no one types (bytes that
+    # were not UTF-8, control characters) are named; the rest "Say again?"
     usage = [line for line in out if line.startswith("That is not how to say")
              or line in {load_grammar("compass-code").responses.get(k) for k in ("usage-send", "usage-check")}]
-    assert out.count("Say again?") == 3 and len(usage) == 2
+    assert out.count("Say again?") == 1 and len(usage) == 2
+    untyped = [line for line in out if line.startswith("I can't take the character U+")]
+    assert [line.split()[5] for line in untyped] == ["U+FFFD", "U+0000"]
     assert out.count("That was too long to be a command. Say again?") == 1
     events = read_jsonl(log)
     rejected = [e for e in events if e["type"] == "command-rejected"]

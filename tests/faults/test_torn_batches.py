@@ -81,3 +81,21 @@ def test_a_torn_clover_command_is_dropped_whole_at_every_byte_offset(tmp_path: P
 @pytest.mark.slow
 def test_a_torn_lantern_command_is_dropped_whole_at_every_byte_offset(tmp_path: Path) -> None:
     assert _tear_everywhere(lantern_game(tmp_path), tmp_path) > 100
+
+
+@pytest.mark.slow
+def test_a_flipped_last_newline_keeps_the_last_command_on_resume(tmp_path: Path) -> None:
+    """One byte flipped in the last line's newline: resume keeps that command (its chain
+    verifies), says so in one line, and the game ends as the straight one does."""
+    from faults.fault_games import one_line, resume_args, run, script, start_args
+
+    game = COMPASS_MACHINE
+    table = Table(tmp_path / "t")
+    done = run(start_args(game, table), script(game.lines[:3]))
+    assert done.returncode == 0, done.stderr
+    raw = table.log.read_bytes()
+    table.log.write_bytes(raw[:-1] + b"\x0b")
+    rest = run(resume_args(game, table), script(game.lines[3:]))
+    assert rest.returncode == 0, rest.stderr
+    assert one_line(rest.stderr) and "chain verifies" in rest.stderr, rest.stderr
+    assert table.log.read_bytes() == straight(game, tmp_path / "straight").log.read_bytes()

@@ -67,3 +67,22 @@ def test_new_game_after_the_refusal_sets_the_game_aside(
     assert lines == [OFFER, CHANGED, "The unfinished compass code game is set aside. Which game?"]
     monkeypatch.delenv("FACILITATOR_CONTENT_DIR")
     assert text_lobby(data, [])[0].startswith("Which game?")
+
+
+def test_choosing_a_game_as_the_refusal_advises_keeps_the_game_for_when_the_decks_are_back(
+        tmp_path: Path, changed_decks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"... or choose a game": the table does, and the refused game is not set aside."""
+    data = tmp_path / "data"
+    text_lobby(data, ["play compass code", "send north east south west"])
+    monkeypatch.setenv("FACILITATOR_CONTENT_DIR", str(changed_decks))
+    lines = text_lobby(data, ["resume", "play lantern links", "quit"])
+    assert lines[:3] == [OFFER, CHANGED, "Starting lantern links with 3 players."]
+    monkeypatch.delenv("FACILITATOR_CONTENT_DIR")   # the decks are put back
+    # the lantern game is the newest; set aside, the compass game is offered again, in the
+    # same run ("resume" looks again) and after a restart
+    again = text_lobby(data, ["new game", "resume", "resume", "status"])
+    assert again[:4] == ["There is an unfinished lantern links game. Say resume or new game.",
+                         "The unfinished lantern links game is set aside. Which game?", OFFER,
+                         "Resuming the game."], again
+    assert again.count(STATUS_LEAD) == 2
+    assert text_lobby(data, [])[0] == OFFER

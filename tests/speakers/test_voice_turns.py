@@ -59,7 +59,8 @@ def make(tmp_path: Path, session: Session | None = None) -> tuple[ListenLoop, Tu
     _open.append(loop)
     from facilitator.speech.voices.voiceprints import Voiceprints
 
-    turns = Turns(loop, Unused(), Voiceprints(Voiceprints.beside(tmp_path / "log.jsonl"), session.game_id))
+    turns = Turns(loop, Unused(), Voiceprints(Voiceprints.beside(tmp_path / "log.jsonl"), session.game_id,
+                                              dimension=3))             # VOICE is 3-d
     turns.voices_at = {}
     return loop, turns, speaker, captions
 

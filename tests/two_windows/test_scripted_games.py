@@ -115,17 +115,31 @@ def test_reports_stay_private_until_the_round_is_scored(game, play) -> None:
                             "report B held surface striped and edge notched.")
 
 
-def test_misspelled_and_misheard_names_reach_the_catalogue_entry(game, play) -> None:
-    t = play(packets="9,15,1,2,3,4")                           # Dahlia twice
+def test_misspelled_names_reach_the_catalogue_entry_in_a_query(game, play) -> None:
+    """Reading an entry changes nothing, so a slip of spelling or sound still finds it
+    (a final answer does not: below)."""
+    t = play(packets="9,15,1,2,3,4")
+    for line in ("read entry dalia", "read entry DAYLIA"):
+        reply = t.say(line)
+        assert reply.public[0].startswith("Dahlia: "), line
+        assert reply.logged == []
+
+
+def test_a_typed_final_answer_is_taken_on_its_spelling_alone(game, play) -> None:
+    """A final answer cannot be taken back and a typed one is not confirmed: a misspelled
+    or garbled name is asked back with its close candidates, never scored as one."""
+    t = play(packets="12,15,1,2,3,4")                          # Hazel
     t.send_first()
-    t.say("final dalia")
-    assert t.events("answer-given")[-1]["name"] == "Dahlia"
-    assert t.events("answer-given")[-1]["correct"] is True
-    t.send_first()
-    t.say("final DAYLIA")
-    assert t.events("answer-given")[-1] | {"seq": 0} == {
-        "type": "answer-given", "seq": 0, "audience": "public", "round": 2, "stage": 1,
-        "name": "Dahlia", "correct": True, "points": 2}
+    before = t.state
+    for line in ("final dalia", "final hazle", "final ayze'l"):
+        reply = t.say(line)
+        assert [e["type"] for e in reply.logged] == ["command-rejected"], line
+        assert reply.public[0].endswith("Say final and the name again."), line
+        assert t.state == before and t.events("answer-given") == []
+    assert t.say("final ayze`l").public[0].startswith("I can't take the character `")
+    assert t.state == before
+    t.say("final HAZEL")                                        # its spelling, in any case
+    assert t.events("answer-given")[-1]["name"] == "Hazel"
 
 
 def test_an_unclear_name_is_asked_back_and_costs_nothing(game, play) -> None:

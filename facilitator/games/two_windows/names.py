@@ -9,6 +9,7 @@ table can say it again.  Nothing here guesses between close names.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,13 +70,25 @@ class NameMatch:
         return self.name is None and bool(self.candidates)
 
 
-def match_name(heard: str, names: Sequence[str]) -> NameMatch:
+def spelling_key(text: str) -> str:
+    """``text`` as its letters alone: case, accents, spaces, hyphens and apostrophes
+    ignored ("Sea-Holly", "sea holly" and "seaholly" are one spelling)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if ch.isalnum() and not unicodedata.combining(ch))
+
+
+def match_name(heard: str, names: Sequence[str], *, exact: bool = False) -> NameMatch:
     """Match ``heard`` against the catalogue ``names``.
 
     Exact (ignoring case) wins outright.  Otherwise every name is scored by
     ``score``; the best is accepted when it reaches ``ACCEPT`` and leads every
     other close name by ``MARGIN``.  Names scoring ``CLOSE`` or more are the
     candidates an unclear answer lists, best first.
+
+    ``exact`` (a typed final answer, which cannot be taken back): only the name's own
+    spelling is accepted (``spelling_key``: case, accents, spaces, hyphens and
+    apostrophes aside); a near miss ("ayze'l") is never taken for a name, only
+    answered with its close candidates.
     """
     clean = " ".join(heard.split())
     for name in names:
@@ -83,6 +96,11 @@ def match_name(heard: str, names: Sequence[str]) -> NameMatch:
             return NameMatch(heard, name, (name,))
     ranked = sorted(((score(clean, n), n) for n in names), key=lambda sn: (-sn[0], sn[1]))
     close = tuple(n for s, n in ranked if s >= CLOSE)
+    if exact:
+        same = [n for n in names if spelling_key(n) == spelling_key(clean)]
+        if len(same) == 1:
+            return NameMatch(heard, same[0], (same[0],))
+        return NameMatch(heard, None, close or tuple(same))
     if ranked and ranked[0][0] >= ACCEPT:
         runner_up = ranked[1][0] if len(ranked) > 1 else 0.0
         if ranked[0][0] - runner_up >= MARGIN or len(close) == 1:

@@ -240,7 +240,9 @@ class TwoWindows(Referee[State]):
         if intent == "final not":
             raise IllegalCommandError("tw-name-negated", f"a negated final answer: {command.text!r}")
         if intent == "final":
-            return self._final(state, command.slots.get("entry", " ".join(command.args)), rng)
+            # a typed final answer is taken on its spelling alone, never matched loosely
+            return self._final(state, command.slots.get("entry", " ".join(command.args)), rng,
+                               exact=command.typed)
         if intent == "replace packet":
             return self._replace(state, rng)
         raise IllegalCommandError("not-in-game", f"{command.canonical!r} is not a Two Windows move")
@@ -276,11 +278,11 @@ class TwoWindows(Referee[State]):
         rest = [next(f for f in packet.report(h) if f != sent) for h, sent in zip(HOLDERS, first)]
         return [Event("transmission-revealed", {"round": state.round, "stage": 2, "a": rest[0], "b": rest[1]})]
 
-    def _final(self, state: State, heard: str, rng: random.Random) -> list[Event]:
+    def _final(self, state: State, heard: str, rng: random.Random, *, exact: bool = False) -> list[Event]:
         if state.stage == 0:
             raise IllegalCommandError("tw-not-revealed-yet", f"round {state.round}: slips not revealed")
         deck = self.deck(state.practice)
-        found = match_name(heard, deck.names)
+        found = match_name(heard, deck.names, exact=exact)
         if found.name is None:
             if found.candidates:
                 key = "tw-name-unclear" if len(found.candidates) > 1 else "tw-name-unsure"

@@ -11,28 +11,64 @@ by another game of the same name is ignored and replaced.  A game without
 
 ``declined`` is the table's spoken "no" to the enrollment question: a resumed
 game does not ask again.
+
+Reading it back never hangs, never reads without bound and never fails the game:
+the path must be a regular file (a FIFO, a device, a directory is set aside
+unread) of at most ``MAX_BYTES``; its fields are validated (pydantic, strict); a
+line of a seat that is not ``dimension`` finite numbers, or is all zeros, is set
+aside, and so is a field of the wrong type (``"declined": "false"``).  What was
+set aside is said in one line (``problem``); what is sound is kept, and the seats
+left without a line are asked again.  A kept file readable by others is made
+private (0600) when it is read.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+from ...durable import fsync_directory
+from .speaker_embed import DIMENSION
 
 #: lines kept per seat (an enrollment said again adds one; the oldest goes)
 MAX_LINES = 3
+#: the largest file read back (eight seats of three 256-number lines take about 80 KB)
+MAX_BYTES = 1 << 20
+
+_Number = Annotated[float, Field(allow_inf_nan=False)]
+_Seat = Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]?$")]
+
+
+class _Kept(BaseModel):
+    """The file's fields: strict, so a string is never a boolean.  Each seat's lines are
+    validated one by one (``_seat_lines``), so one bad line costs only itself."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    game_id: str
+    declined: bool = False
+    seats: dict[str, Any] = {}
+
+
+_SEAT: TypeAdapter[str] = TypeAdapter(_Seat)
+_LINE: TypeAdapter[list[float]] = TypeAdapter(list[_Number], config=ConfigDict(strict=True))
 
 
 class Voiceprints:
-    def __init__(self, path: Path | None, game_id: str) -> None:
+    def __init__(self, path: Path | None, game_id: str, *, dimension: int = DIMENSION) -> None:
+        """``dimension``: how many numbers a voice line has (the embedder's output)."""
         self.path = path
         self.game_id = game_id
+        self.dimension = dimension
         self.seats: dict[int, list[np.ndarray]] = {}
         self.declined = False
-        self.problem: str | None = None   # why a kept file could not be read (said once)
+        self.problem: str | None = None   # what a kept file could not give back (said once)
         if path is not None:
             self._load(path)
 
@@ -41,21 +77,33 @@ class Voiceprints:
         return None if log_path is None else log_path.with_name(log_path.name + ".voices")
 
     def _load(self, path: Path) -> None:
+        name = repr(path.name)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            raw = _read_private(path)
         except FileNotFoundError:
             return
-        except (OSError, ValueError) as exc:
-            self.problem = f"the enrolled voices in {path.name} cannot be read ({exc}); enrol again"
+        except _Unreadable as exc:
+            self.problem = f"the enrolled voices in {name} are set aside ({exc}); every seat is asked again"
             return
-        if not isinstance(data, dict) or data.get("game_id") != self.game_id:
-            return            # another game's voices: this game enrols afresh
         try:
-            self.declined = bool(data.get("declined", False))
-            for seat, lines in dict(data.get("seats", {})).items():
-                self.seats[int(seat)] = [np.asarray(v, dtype=np.float32) for v in lines][-MAX_LINES:]
-        except (TypeError, ValueError) as exc:
-            self.seats, self.problem = {}, f"the enrolled voices in {path.name} are damaged ({exc}); enrol again"
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            self.problem = (f"the enrolled voices in {name} are set aside (not JSON: {exc}); "
+                            "every seat is asked again")
+            return
+        if isinstance(data, dict) and isinstance(data.get("game_id"), str) and data["game_id"] != self.game_id:
+            return            # another game's voices: this game enrols afresh
+        if not isinstance(data, dict) or not isinstance(data.get("game_id"), str):
+            self.problem = (f"the enrolled voices in {name} are set aside (no game id: not a voices file); "
+                            "every seat is asked again")
+            return
+        kept, aside = _validated(data)
+        self.declined = kept.declined
+        self.seats, lines_aside = _seat_lines(kept.seats, self.dimension)
+        aside += lines_aside
+        if aside:
+            self.problem = (f"the enrolled voices in {name}: set aside {'; '.join(aside)}; "
+                            "the rest is kept; a seat left without a voice is asked again")
 
     def enrolled(self, seat: int) -> bool:
         return bool(self.seats.get(seat))
@@ -87,3 +135,115 @@ class Voiceprints:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        fsync_directory(directory)
+
+
+class _Unreadable(Exception):
+    """The voices file cannot be read back as a file (why, in a few words)."""
+
+
+def _read_private(path: Path) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``MAX_BYTES``, made
+    private (0600) if others could read it.  Opened without blocking, so a FIFO never
+    hangs the game; a device or a directory is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise _Unreadable(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unreadable("not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise _Unreadable(f"larger than {MAX_BYTES // 2**20} MB")
+        if info.st_mode & 0o077:
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError as exc:
+                raise _Unreadable(f"readable by others (mode {stat.S_IMODE(info.st_mode):04o}) "
+                                  f"and cannot be made private: {exc.strerror or exc}") from None
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:
+            raise _Unreadable(f"larger than {MAX_BYTES // 2**20} MB")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise _Unreadable(f"cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _validated(data: dict[str, Any]) -> tuple[_Kept, list[str]]:
+    """``data`` as the file's fields, with what does not validate set aside (and said)."""
+    aside: list[str] = []
+    data = dict(data)
+    try:
+        kept = _Kept.model_validate(data)
+    except ValidationError as exc:
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else ""
+            data.pop(field, None)
+            if field == "declined":
+                aside.append(f"the table's no ({_shown(error.get('input'))} is not true or false: asked again)")
+            elif field == "seats":
+                aside.append(f"every seat ({_shown(error.get('input'))} is not seats and their lines)")
+            else:
+                aside.append(f"the field {field!r} (not one of game_id, declined, seats)")
+        kept = _Kept.model_validate(data)
+    return kept, aside
+
+
+def _seat_lines(seats: dict[str, Any], dimension: int) -> tuple[dict[int, list[np.ndarray]], list[str]]:
+    """Each seat's sound lines; what is not one (a seat that is no number, a line that is
+    not ``dimension`` finite numbers, or all zeros) set aside and said."""
+    out: dict[int, list[np.ndarray]] = {}
+    aside: list[str] = []
+    for seat, lines in seats.items():
+        try:
+            _SEAT.validate_python(seat)
+        except ValidationError:
+            aside.append(f"seat {seat!r} (not a seat number)")
+            continue
+        if not isinstance(lines, list):
+            aside.append(f"seat {seat} ({_shown(lines)} is not a list of lines)")
+            continue
+        good = []
+        for index, line in enumerate(lines, 1):
+            try:
+                numbers = _LINE.validate_python(line)
+            except ValidationError as exc:
+                why = exc.errors()[0]
+                given = why.get("input")
+                what = ("not a list of numbers" if len(why["loc"]) == 0
+                        else f"{_shown(given)} is not a finite number")
+                aside.append(f"seat {seat}'s line {index} ({what})")
+                continue
+            problem = _bad_line(numbers, dimension)
+            if problem is not None:
+                aside.append(f"seat {seat}'s line {index} ({problem})")
+                continue
+            good.append(np.asarray(numbers, dtype=np.float32))
+        if good:
+            out[int(seat)] = good[-MAX_LINES:]
+    return out, aside
+
+
+def _bad_line(line: list[float], dimension: int) -> str | None:
+    """Why one validated line of numbers is no voice (None: it is one)."""
+    if len(line) != dimension:
+        return f"{len(line)} numbers, not {dimension}"
+    if not any(line):
+        return "all zeros"
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
