@@ -176,6 +176,8 @@ class Lobby:
         self.quit_stops = quit_stops
         self.warn = warn or (lambda message: None)
         self.chosen: Session | None = None
+        #: the logs of the games played since this lobby opened (their lines were said here)
+        self.played: set[Path] = set()
         self.closed = False
         self.last_public: list[str] = []
         self.offer = store.unfinished(self.warn)
@@ -256,6 +258,8 @@ class Lobby:
         session, self.chosen = self.chosen, None
         if session is None:
             raise OptionsError("no game was chosen")
+        if session.log.path is not None:
+            self.played.add(session.log.path)
         return session
 
     def back(self, session: Session) -> Reply:
@@ -291,6 +295,8 @@ class Lobby:
         self.offer = None
         self.chosen = session
         reply.accepted = True
+        if offer.log not in self.played:   # said before this lobby opened: the screens show it first
+            reply.history = list(opening.history)
         return self._say(reply, list(opening.public))
 
     def _start(self, reply: Reply, game: str, players: int | None) -> Reply:

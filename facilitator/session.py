@@ -107,6 +107,10 @@ class Reply:
     command: Command | None = None
     accepted: bool = False
     quit: bool = False
+    #: a resumed game's announcements from before this reply (from its log), for the
+    #: screens' log to show ahead of "Resuming the game."; not said again (after a crash
+    #: the last command's are, in ``public``: they may never have been heard)
+    history: list[str] = field(default_factory=list)
 
 
 class Session:
@@ -194,7 +198,7 @@ class Session:
                           int(contents.events[0]["seed"]), private_path, table)
             session.game_id = game_id(contents.events[0])
             session._clean_table()
-            in_flight, owed = session._replay(log_path, contents)
+            in_flight, owed, said = session._replay(log_path, contents)
             session._deliver_owed(owed)
             session._update_table(contents.events)
         except BaseException:
@@ -206,26 +210,32 @@ class Session:
             status = referee.query(session.state, Command("status", "status"), session.phrases)
             if not log.crashed:
                 in_flight = []     # the last command was said before a clean stop
-            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True)
+            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True,
+                          history=said)
         session.last_public = reply.public
         return session, reply, contents.notes
 
-    def _replay(self, log_path: Path, contents: LogContents) -> tuple[list[str], list[dict[str, Any]]]:
-        """Fold the log into the state; return the last command's public sentences and
-        every private message the log holds (with the text its reader sees)."""
+    def _replay(self, log_path: Path, contents: LogContents
+                ) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+        """Fold the log into the state; return the last command's public sentences,
+        every private message the log holds (with the text its reader sees) and every
+        public sentence the log holds (the last command's too)."""
         events = contents.events
         referee = self.referee
         batches = contents.batches or [(0, len(events))]
         last_start = batches[-1][0]
         in_flight: list[str] = []
+        said: list[str] = []
         owed: list[dict[str, Any]] = []
         try:
             state = referee.initial(events[0])
             for index, event in enumerate(events[1:], 1):
                 state = referee.evolve(state, event)
                 if event.public:
+                    lines = referee.announce(state, event, self.phrases)
+                    said.extend(lines)
                     if index >= last_start:
-                        in_flight.extend(referee.announce(state, event, self.phrases))
+                        in_flight.extend(lines)
                     continue
                 text = referee.private_text(state, event, self.phrases)
                 if text is not None:
@@ -233,7 +243,7 @@ class Session:
             self.state = state
         except Exception as exc:  # noqa: BLE001 - a log no referee wrote: refuse it, never a traceback
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
-        return in_flight, owed
+        return in_flight, owed, said
 
     def _deliver_owed(self, owed: list[dict[str, Any]]) -> None:
         if self.private_path is None or not owed:
