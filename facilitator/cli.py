@@ -14,6 +14,14 @@ from .games import find_game
 EXIT_BAD = 2
 
 
+class _Newest:
+    """``--resume`` given without a log: the newest unfinished game of its kind in the
+    data directory (not a string, so argparse leaves it as it is)."""
+
+
+NEWEST = _Newest()
+
+
 def _path(text: str) -> Path | str:
     """A path argument; an empty one stays ``""`` (``Path("")`` would be the current directory)."""
     return Path(text) if text else ""
@@ -29,7 +37,7 @@ def _file_paths(args: argparse.Namespace) -> None:
             raise OptionsError(f"--{flag.replace('_', '-')} needs a path, not an empty string")
     for flag, what in (("log", "--log"), ("resume", "--resume"), ("private", "--private")):
         value = getattr(args, flag, None)
-        if value is not None:
+        if value is not None and value is not NEWEST:   # the newest log is looked up once the table is ours
             check_regular(value, what)
     if args.data_dir is not None and args.data_dir.exists() and not args.data_dir.is_dir():
         raise OptionsError(f"--data-dir {str(args.data_dir)!r} is not a directory")
@@ -45,8 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, help="number of players")
     play.add_argument("--names", help="comma-separated player names, seat 1 first")
     play.add_argument("--seed", type=int, help="make every draw reproducible")
-    play.add_argument("--log", type=_path, help="write the event log (JSON Lines) here")
-    play.add_argument("--resume", type=_path, metavar="LOG", help="continue the game logged in LOG")
+    play.add_argument("--log", type=_path,
+                      help="write the event log (JSON Lines) here (default: a new log in the data directory)")
+    play.add_argument("--resume", type=_path, nargs="?", const=NEWEST, metavar="LOG",
+                      help="continue the game logged in LOG (without LOG: the newest unfinished "
+                           "game of GAME in the data directory)")
     play.add_argument("--private", type=_path, metavar="PATH", help="append private messages here")
     play.add_argument("--screens", action="store_true",
                       help="serve the table screen and private seat screens (a local web app)")
@@ -120,6 +131,10 @@ def _play(args: argparse.Namespace) -> int:
     from .paths import data_dir
 
     lock_data_dir(data_dir())   # one facilitator per table: held until the process ends
+    kept = False   # a log the player did not name, kept in the data directory
+    if args.resume is NEWEST:
+        args.resume = _newest_unfinished(find_game(args.game).name, args.log)
+        print(f"facilitator: continuing the game in {args.resume}", file=sys.stderr, flush=True)
     if args.resume:
         if args.log and args.log != args.resume:
             raise OptionsError("--resume continues its own log; leave out --log")
@@ -146,13 +161,35 @@ def _play(args: argparse.Namespace) -> int:
         if names is not None and (not all(names) or len({n.lower() for n in names}) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
         options = _options(args)
+        kept = args.log is None
+        if kept:   # every game is logged, so that it can go on after EOF, "quit" or a crash
+            from .lobby import GameStore
+
+            args.log = GameStore(data_dir()).new_log(find_game(args.game).name)
         session, reply = Session.start(
             args.game, players=args.players, names=names, seed=args.seed, options=options,
             log_path=args.log, private_path=args.private,
             check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
     code = _run_session(session, reply, args)
     session.log.close()   # a clean stop (after a fault the log stays marked as not closed)
+    if kept and not session.over:   # where it went: the player named no --log
+        print(f"facilitator: the game is kept in {args.log}; continue it with --resume", file=sys.stderr)
     return code
+
+
+def _newest_unfinished(game: str, log: Path | str | None) -> Path:
+    """``--resume`` without a log: the newest unfinished ``game`` in the data directory's
+    ``games/`` (where ``play`` without ``--log`` and the lobby keep every game)."""
+    from .lobby import GameStore
+    from .paths import data_dir
+
+    if log:
+        raise OptionsError("--resume continues its own log; leave out --log")
+    store = GameStore(data_dir())
+    found = store.unfinished(lambda message: print(f"facilitator: {message}", file=sys.stderr), game=game)
+    if found is None:
+        raise OptionsError(f"no unfinished {game} game in {store.games}; name its log: --resume LOG")
+    return found.log
 
 
 def _run_session(session: Any, reply: Any, args: argparse.Namespace) -> int:

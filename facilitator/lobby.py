@@ -110,8 +110,8 @@ class GameStore:
         name = self.table.read(LOBBY_DOC).get("playing")
         return str(name) if isinstance(name, str) else None
 
-    def unfinished(self, warn: Callable[[str], None] | None = None) -> Unfinished | None:
-        """The newest game log that is not over and not set aside."""
+    def unfinished(self, warn: Callable[[str], None] | None = None, game: str | None = None) -> Unfinished | None:
+        """The newest game log that is not over and not set aside (of ``game`` only, when given)."""
         aside = self.set_aside()
         for log in self.logs()[:SCAN_LOGS]:
             if log.name in aside:
@@ -119,6 +119,8 @@ class GameStore:
             try:
                 events = read_log(log).events
                 referee = find_game(str(events[0].get("game")))
+                if game is not None and referee.name != game:
+                    continue
                 if referee.is_over(referee.replay(events)):
                     try:
                         self._records_up_to(referee, events)

@@ -138,9 +138,11 @@ class Session:
               seed: int | None = None, options: dict[str, Any] | None = None,
               log_path: Path | None = None, private_path: Path | None = None,
               table: TableData | None = None,
-              check: Callable[[str, dict[str, Any]], None] | None = None) -> tuple[Session, Reply]:
+              check: Callable[[str, dict[str, Any]], None] | None = None,
+              resumable: bool = True) -> tuple[Session, Reply]:
         """Start a game; ``check(game, options)`` may refuse it (``OptionsError``) once its
-        options are known and before anything is written (log, records)."""
+        options are known and before anything is written (log, records).  ``resumable``:
+        the caller offers ``--resume`` (the demo does not), so a refused log may say so."""
         referee = find_game(game)
         grammar = load_grammar(referee.name)
         phrases = Phrasebook(grammar.responses)
@@ -163,7 +165,7 @@ class Session:
         log = EventLog(log_path)      # locked: no second copy can start into it now
         try:
             if log_path is not None:
-                _refuse_a_second_game(log_path, log)
+                _refuse_a_second_game(log_path, log, resumable)
         except BaseException:
             log.close()
             raise
@@ -421,11 +423,12 @@ def game_id(started: Event) -> str:
     return hashlib.sha256(json.dumps(started.to_json(1), sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 
-def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
+def _refuse_a_second_game(log_path: Path, log: EventLog, resumable: bool = True) -> None:
     """Never append a second game to a log: the first could never be resumed.
 
     A log whose opening batch never got whole onto the disk holds no game: it is
-    emptied and the game starts in it."""
+    emptied and the game starts in it.  The refusal suggests ``--resume`` only where it
+    would work: the game is not over and the caller has the flag."""
     try:
         size = log_path.stat().st_size
     except OSError:
@@ -433,7 +436,7 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
     if size == 0:
         return
     try:
-        read_log(log_path)
+        events = read_log(log_path).events
     except LogError as exc:
         if not _torn_opening(log_path):
             raise LogError(f"{str(log_path)!r} is not a game log and is not empty: it is left as it is; "
@@ -443,8 +446,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
                            "choose another --log") from None
         log.discard()
         return
+    if _finished(events):
+        raise LogError(f"{str(log_path)!r} already holds a finished game; choose another --log")
+    if not resumable:
+        raise LogError(f"{str(log_path)!r} already holds a game; choose another --log")
     raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
                    "or choose another --log")
+
+
+def _finished(events: list[Event]) -> bool:
+    """Whether a log's game is over (a log no referee can fold counts as not over)."""
+    try:
+        referee = find_game(str(events[0].get("game")))
+        return bool(referee.is_over(referee.replay(events)))
+    except Exception:  # noqa: BLE001 - only the wording of a refusal depends on it
+        return False
 
 
 #: how every log begins (the game-started line): a file that does not is no log of a game
