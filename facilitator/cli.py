@@ -66,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--host", metavar="ADDRESS",
                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")
+    play.add_argument("--config", type=Path, metavar="PATH", help="settings file (default: the platform's)")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")
     play.add_argument("--routes", help="compass-code: three routes (ESNW,NESW,WSEN); lantern-links: card numbers")
@@ -117,7 +118,8 @@ def _play(args: argparse.Namespace) -> int:
     from .settings import apply_to_args, load
 
     _file_paths(args)
-    apply_to_args(load(), args, game=None if args.resume else find_game(args.game).name)  # flags win
+    settings = load(args.config, named=args.config is not None)
+    apply_to_args(settings, args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
         from .speech.loop import voice_play
 

@@ -45,7 +45,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def load_settings(path: Path | None) -> settings_mod.Settings:
-    return settings_mod.load(path)
+    """The settings; a file named by ``--config`` must exist (a missing default file is the defaults)."""
+    return settings_mod.load(path, named=path is not None)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -86,7 +87,7 @@ def _settings(args: argparse.Namespace) -> int:
         settings_mod.load(path)   # the template itself must be valid
         print(f"wrote {path}")
         return 0
-    loaded = settings_mod.load(path)
+    loaded = load_settings(args.config) if args.config is not None else settings_mod.load(path)
     if args.action == "check":
         from . import systemd_unit
 
@@ -111,7 +112,7 @@ def _doctor(args: argparse.Namespace) -> int:
     path = args.config or settings_mod.default_path()
     problem = None
     try:
-        loaded = settings_mod.load(path)
+        loaded = load_settings(args.config) if args.config is not None else settings_mod.load(path)
     except settings_mod.SettingsError as exc:
         problem = str(exc)
         loaded = settings_mod.Settings()
@@ -133,7 +134,7 @@ def _install_service(args: argparse.Namespace) -> int:
 
     from . import systemd_unit
 
-    loaded = settings_mod.load(args.config)
+    loaded = load_settings(args.config)
     problem = systemd_unit.start_problem(loaded)
     if problem is not None:   # the unit would restart every 10 s forever
         raise OptionsError(f"{loaded.source or 'the settings'}: {problem}")

@@ -10,7 +10,6 @@ loopback address.
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import uvicorn
 
+from ..addresses import is_loopback as _is_loopback
 from ..errors import OptionsError
 from ..session import Reply, Shown
 from .app import Screens
@@ -124,13 +124,6 @@ def public_host(settings: ScreenSettings) -> str:
         raise OptionsError("--lan: this machine has no network address a phone could open "
                            "(is it on a network?); name one with --host ADDRESS")
     return found
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost")
 
 
 def lan_address() -> str | None:
