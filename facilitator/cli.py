@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,21 @@ def _file_paths(args: argparse.Namespace) -> None:
         raise OptionsError(f"--data-dir {str(args.data_dir)!r} is not a directory")
 
 
+def _version() -> str:
+    """The installed distribution's version, else the package's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("facilitator")
+    except PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="facilitator", description="An offline voice referee for party games.")
+    p.add_argument("--version", action="version", version=f"facilitator {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="referee a game (voice, or --text)")
@@ -62,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--screens", action="store_true",
                       help="serve the table screen and private seat screens (a local web app)")
     play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
-    play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
+    play.add_argument("--port", type=int, help="with --screens: the port (default 8000)")
     play.add_argument("--host", metavar="ADDRESS",
                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")
@@ -114,16 +128,22 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _play(args: argparse.Namespace) -> int:
     from . import textplay
+    from .cli_checks import check_voice, refuse_screen_flags, refuse_voice_flags
     from .session import Session
     from .settings import apply_to_args, load
 
     _file_paths(args)
+    refuse_voice_flags(args)                       # typed on the command line, before the file fills any
+    refuse_screen_flags(args, bool(args.screens))
     settings = load(args.config, named=args.config is not None)
     apply_to_args(settings, args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
         from .speech.loop import voice_play
 
         voice_play.voice_settings(args)  # bad --rate or --volume fail before the game starts
+        check_voice(args.voice)          # and a voice espeak-ng does not have
+    if args.screens and args.port is None:
+        args.port = 8000
     if args.data_dir:
         import os
 
@@ -175,8 +195,22 @@ def _play(args: argparse.Namespace) -> int:
     code = _run_session(session, reply, args)
     session.log.close()   # a clean stop (after a fault the log stays marked as not closed)
     if kept and not session.over:   # where it went: the player named no --log
-        print(f"facilitator: the game is kept in {args.log}; continue it with --resume", file=sys.stderr)
+        print(f"facilitator: the game is kept in {args.log}; continue it with: {_resume_command(session, args)}",
+              file=sys.stderr)
     return code
+
+
+def _resume_command(session: Any, args: argparse.Namespace) -> str:
+    """The command line that continues this game (with what its hidden information needs)."""
+    words = ["facilitator", "play", session.referee.name]
+    if args.text:
+        words.append("--text")
+    words.append("--resume")
+    if args.private:
+        words += ["--private", shlex.quote(str(args.private))]
+    if args.screens:
+        words.append("--screens")
+    return " ".join(words)
 
 
 def _newest_unfinished(game: str, log: Path | str | None) -> Path:
@@ -259,13 +293,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command is None:   # a bare ``facilitator``: what it can do
+        parser.print_help()
+        return 0
     try:
         if args.command == "play":
             return _play(args)
-        if args.command == "content" and args.action == "check":
+        if args.command == "content":
+            if args.action != "check":
+                raise OptionsError("content needs an action: check [--content-dir DIR]")
             return _content_check(args)
         if args.command == "demo":
+            from .cli_checks import DEMO_VOICE_FLAGS, refuse_voice_flags
             from .demo import run_demo
+
+            refuse_voice_flags(args, DEMO_VOICE_FLAGS)
 
             return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log,
                             mix_path=args.mix_out, use_speaker=not args.no_speaker)

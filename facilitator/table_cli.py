@@ -51,10 +51,14 @@ def load_settings(path: Path | None) -> settings_mod.Settings:
 
 def run_command(args: argparse.Namespace) -> int:
     if args.command == "serve":
+        from .cli_checks import check_voice, refuse_voice_flags
         from .lobby_run import run
 
+        refuse_voice_flags(args)                    # typed on the command line, before the file fills any
         loaded = load_settings(args.config)
         settings_mod.apply_to_args(loaded, args)
+        if not args.text:
+            check_voice(args.voice)
         if args.push_to_talk and not args.text:
             from .speech.audio.push_to_talk import check_available
 

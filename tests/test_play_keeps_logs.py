@@ -18,9 +18,9 @@ SOLVE = "send east south north west\nsend north east south west\nsend west south
 ROUTES = ["--routes", "ESNW,NESW,WSEN"]
 
 
-def kept_path(stderr: str) -> Path:
-    found = re.fullmatch(r"facilitator: the game is kept in (\S+\.jsonl); continue it with --resume\n", stderr)
-    assert found, stderr
+def kept_path(stderr: str, resume: str = "facilitator play compass-code --text --resume") -> Path:
+    found = re.fullmatch(r"facilitator: the game is kept in (\S+\.jsonl); continue it with: (.*)\n", stderr)
+    assert found and found.group(2) == resume, stderr
     return Path(found.group(1))
 
 
@@ -85,3 +85,16 @@ def test_a_refused_log_suggests_resume_only_where_it_works(tmp_path: Path) -> No
         demo = run_cli(["demo", "--text", "--log", str(log)], "")
         assert demo.returncode == 2 and demo.stderr.count("\n") == 1
         assert "--resume" not in demo.stderr and "choose another --log" in demo.stderr
+
+
+def test_the_hint_carries_what_the_hidden_information_needs(tmp_path: Path) -> None:
+    env = {"FACILITATOR_DATA_DIR": str(tmp_path / "data")}
+    private = tmp_path / "keeper.jsonl"
+    first = run_cli(["play", "compass-code", "--text", "--keeper", "human", "--private", str(private)], "quit\n",
+                    env=env)
+    resume = f"facilitator play compass-code --text --resume --private {private}"
+    kept_path(first.stderr, resume)
+    bare = run_cli(["play", "compass-code", "--text", "--resume"], "", env=env)   # without it: refused
+    assert bare.returncode == 2 and "--private" in bare.stderr
+    again = run_cli(resume.split()[1:], "status\n", env=env)                    # as the hint says: it works
+    assert again.returncode == 0 and again.stdout.startswith("Resuming the game.\n"), again.stderr
