@@ -163,7 +163,8 @@ def _play(args: argparse.Namespace) -> int:
         for flag in ("players", "names", "seed", *GAME_FLAGS):
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
-        session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
+        session, reply, notes = Session.resume(args.resume, args.private, game=args.game,
+                                               screens=bool(args.screens))
         for note in notes:
             print(f"facilitator: {note}", file=sys.stderr)
         if session.over:
@@ -190,7 +191,7 @@ def _play(args: argparse.Namespace) -> int:
             args.log = GameStore(data_dir()).new_log(find_game(args.game).name)
         session, reply = Session.start(
             args.game, players=args.players, names=names, seed=args.seed, options=options,
-            log_path=args.log, private_path=args.private,
+            log_path=args.log, private_path=args.private, screens=bool(args.screens),
             check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
     code = _run_session(session, reply, args)
     session.log.close()   # a clean stop (after a fault the log stays marked as not closed)

@@ -262,6 +262,7 @@ class Lobby:
             raise OptionsError("no game was chosen")
         if session.log.path is not None:
             self.played.add(session.log.path)
+        session.leaving = "quit-to-lobby"   # "quit" leaves the game, not the assistant
         return session
 
     def back(self, session: Session) -> Reply:
@@ -280,7 +281,8 @@ class Lobby:
             return self._say(reply, [self.phrases.say("lobby-none-unfinished")])
         offer = self.offer
         try:
-            session, opening, notes = Session.resume(offer.log, self.private_path, table=self.store.table)
+            session, opening, notes = Session.resume(offer.log, self.private_path, table=self.store.table,
+                                                     screens=self.screens)
         except (InUseError, WriteError) as exc:   # kept for later: another copy has it, or the disk failed
             self.warn(str(exc))
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(self.spoken(offer.game)))])
@@ -319,7 +321,7 @@ class Lobby:
         try:
             session, opening = Session.start(referee.name, players=count, seed=self.seed, options=options,
                                              log_path=log, private_path=self.private_path,
-                                             table=self.store.table)
+                                             table=self.store.table, screens=self.screens)
         except FacilitatorError as exc:
             self.warn(str(exc))
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(name))])

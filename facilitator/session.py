@@ -26,7 +26,7 @@ from .grammar import Grammar, load_grammar
 from .locks import held_data_dir
 from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
-from .phrases import Phrasebook
+from .phrases import PRIVATE_FILE, Phrasebook
 from .table_data import TableData
 
 MAX_UTTERANCE = 300
@@ -77,24 +77,32 @@ def handle_line(taker: LineTaker, text: str) -> Reply:
     return taker.execute(command)
 
 
-def leading_word(source: str) -> str | None:
-    """The literal word a grammar template starts with (None: a slot or alternative)."""
-    match = re.match(r"\s*([A-Za-z][\w'-]*)", source)
-    return match.group(1).lower() if match else None
+def leading_words(source: str) -> list[str]:
+    """The literal words a grammar template starts with, up to its first slot, option or
+    alternative (``report b [sends] {fact}`` -> ``["report", "b"]``)."""
+    match = re.match(r"\s*((?:[A-Za-z][\w'-]*\s*)+)", source)
+    return match.group(1).lower().split() if match else []
 
 
 def usage_key(grammar: Grammar, phrases: Phrasebook, text: str) -> tuple[str, dict[str, Any]] | None:
     """See ``Session.usage_key``."""
-    words = text.lower().split()
+    words = text.lower().replace(",", " ").split()
     if not words:
         return None
-    for form in grammar.forms:
-        if leading_word(form.source) == words[0]:
-            key = "usage-" + form.intent.replace(" ", "-")
-            if key in phrases:
-                return key, {}
-            return "usage-fallback", {"intent": form.intent}
-    return None
+    best, matched = None, 0
+    for form in grammar.forms:   # the form that shares the most leading words ("report b" is b's)
+        lead = leading_words(form.source)
+        if not lead or lead[0] != words[0]:
+            continue
+        same = next((n for n, (a, b) in enumerate(zip(lead, words)) if a != b), min(len(lead), len(words)))
+        if best is None or same > matched:
+            best, matched = form, same
+    if best is None:
+        return None
+    key = "usage-" + best.intent.replace(" ", "-")
+    if key in phrases:
+        return key, {}
+    return "usage-fallback", {"intent": best.intent}
 
 
 @dataclass
@@ -115,10 +123,13 @@ class Reply:
 
 class Session:
     def __init__(self, referee: Referee[Any], grammar: Grammar, log: EventLog, state: Any,
-                 seed: int, private_path: Path | None = None, table: TableData | None = None) -> None:
+                 seed: int, private_path: Path | None = None, table: TableData | None = None,
+                 screens: bool = False) -> None:
+        """``screens``: private messages go to the seat screens (else, with ``private_path``,
+        to that file, and the sentences that say where a board went say so)."""
         self.referee = referee
         self.grammar = grammar
-        self.phrases = Phrasebook(grammar.responses)
+        self.phrases = _phrases(grammar, private_path, screens)
         self.log = log
         self.state = state
         self.seed = seed
@@ -126,6 +137,8 @@ class Session:
         self.last_public: list[str] = []
         self.table = table or TableData()
         self.game_id = ""
+        #: what "quit" says: goodbye, or (a game the lobby started) back to the lobby
+        self.leaving = "goodbye"
         self.pages: list[str] = []          # the rest of the last paged answer
         self._paged_before = False          # the "say go on" cue is given once a table
         #: voice turns (speech/voices/voice_turns.py): (a voice command, the seat heard or None),
@@ -139,13 +152,13 @@ class Session:
               log_path: Path | None = None, private_path: Path | None = None,
               table: TableData | None = None,
               check: Callable[[str, dict[str, Any]], None] | None = None,
-              resumable: bool = True) -> tuple[Session, Reply]:
+              resumable: bool = True, screens: bool = False) -> tuple[Session, Reply]:
         """Start a game; ``check(game, options)`` may refuse it (``OptionsError``) once its
         options are known and before anything is written (log, records).  ``resumable``:
         the caller offers ``--resume`` (the demo does not), so a refused log may say so."""
         referee = find_game(game)
         grammar = load_grammar(referee.name)
-        phrases = Phrasebook(grammar.responses)
+        phrases = _phrases(grammar, private_path, screens)
         if names and players is not None and players != len(names):
             raise OptionsError(f"--players {players} conflicts with {len(names)} names")
         count = len(names) if names else (players if players is not None else referee.default_players)
@@ -169,7 +182,7 @@ class Session:
         except BaseException:
             log.close()
             raise
-        session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table)
+        session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table, screens)
         session.game_id = game_id(started)
         session._clean_table()
         try:
@@ -183,7 +196,7 @@ class Session:
 
     @classmethod
     def resume(cls, log_path: Path, private_path: Path | None = None, game: str | None = None,
-               table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
+               table: TableData | None = None, screens: bool = False) -> tuple[Session, Reply, list[str]]:
         """Continue the game logged in ``log_path``.
 
         The log's complete commands are replayed; after a crash (the log was not closed)
@@ -197,7 +210,7 @@ class Session:
             _check_fields(log_path, referee.name, contents)
             _check_content(log_path, referee.name, contents.events[0])
             session = cls(referee, load_grammar(referee.name), log, None,
-                          int(contents.events[0]["seed"]), private_path, table)
+                          int(contents.events[0]["seed"]), private_path, table, screens)
             session.game_id = game_id(contents.events[0])
             session._clean_table()
             in_flight, owed, said = session._replay(log_path, contents)
@@ -288,11 +301,12 @@ class Session:
                 return self._answer(command, [self.phrases.say("page-end")])
             return self._answer(command, [self.pages.pop(0)])
         if intent == "quit":
-            return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
+            return Reply(public=[self.phrases.say(self.leaving)], command=command, quit=True)
         if intent in CONFIRMATIONS:
             return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
-        if intent in LOBBY:
-            return self.reject(command.text, "not-now", f"{intent!r} is for the lobby", command)
+        if intent in LOBBY:   # "new game" says how (quit first); "resume", that the game goes on
+            key = "new-game-in-game" if intent == "new game" else "resume-in-game"
+            return self.reject(command.text, key, f"{intent!r} is for the lobby", command)
         if intent in self.referee.private_queries:
             try:
                 return self._tell(command, self.referee.private_query(self.state, command, self.phrases))
@@ -415,6 +429,11 @@ class Session:
         self._update_table(batch)
         if reply.public:
             self.last_public = list(reply.public)
+
+
+def _phrases(grammar: Grammar, private_path: Path | None, screens: bool) -> Phrasebook:
+    """The game's sentences, naming the private file where hidden information goes there."""
+    return Phrasebook(grammar.responses, PRIVATE_FILE if private_path is not None and not screens else None)
 
 
 def game_id(started: Event) -> str:
