@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,14 @@ from .errors import FacilitatorError, LogError, OptionsError
 from .games import find_game
 
 EXIT_BAD = 2
+
+
+class _Newest:
+    """``--resume`` given without a log: the newest unfinished game of its kind in the
+    data directory (not a string, so argparse leaves it as it is)."""
+
+
+NEWEST = _Newest()
 
 
 def _path(text: str) -> Path | str:
@@ -29,14 +38,27 @@ def _file_paths(args: argparse.Namespace) -> None:
             raise OptionsError(f"--{flag.replace('_', '-')} needs a path, not an empty string")
     for flag, what in (("log", "--log"), ("resume", "--resume"), ("private", "--private")):
         value = getattr(args, flag, None)
-        if value is not None:
+        if value is not None and value is not NEWEST:   # the newest log is looked up once the table is ours
             check_regular(value, what)
     if args.data_dir is not None and args.data_dir.exists() and not args.data_dir.is_dir():
         raise OptionsError(f"--data-dir {str(args.data_dir)!r} is not a directory")
 
 
+def _version() -> str:
+    """The installed distribution's version, else the package's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("facilitator")
+    except PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="facilitator", description="An offline voice referee for party games.")
+    p.add_argument("--version", action="version", version=f"facilitator {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="referee a game (voice, or --text)")
@@ -45,17 +67,21 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, help="number of players")
     play.add_argument("--names", help="comma-separated player names, seat 1 first")
     play.add_argument("--seed", type=int, help="make every draw reproducible")
-    play.add_argument("--log", type=_path, help="write the event log (JSON Lines) here")
-    play.add_argument("--resume", type=_path, metavar="LOG", help="continue the game logged in LOG")
+    play.add_argument("--log", type=_path,
+                      help="write the event log (JSON Lines) here (default: a new log in the data directory)")
+    play.add_argument("--resume", type=_path, nargs="?", const=NEWEST, metavar="LOG",
+                      help="continue the game logged in LOG (without LOG: the newest unfinished "
+                           "game of GAME in the data directory)")
     play.add_argument("--private", type=_path, metavar="PATH", help="append private messages here")
     play.add_argument("--screens", action="store_true",
                       help="serve the table screen and private seat screens (a local web app)")
     play.add_argument("--lan", action="store_true", help="with --screens: serve the local network too")
-    play.add_argument("--port", type=int, default=8000, help="with --screens: the port (default 8000)")
+    play.add_argument("--port", type=int, help="with --screens: the port (default 8000)")
     play.set_defaults(keep_phone_audio=None)   # [screens] keep_phone_audio (settings only)
     play.add_argument("--host", metavar="ADDRESS",
                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")
+    play.add_argument("--config", type=Path, metavar="PATH", help="settings file (default: the platform's)")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")
     play.add_argument("--keeper", help="compass-code: machine or human")
     play.add_argument("--routes", help="compass-code: three routes (ESNW,NESW,WSEN); lantern-links: card numbers")
@@ -103,15 +129,22 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _play(args: argparse.Namespace) -> int:
     from . import textplay
+    from .cli_checks import check_voice, refuse_screen_flags, refuse_voice_flags
     from .session import Session
     from .settings import apply_to_args, load
 
     _file_paths(args)
-    apply_to_args(load(), args, game=None if args.resume else find_game(args.game).name)  # flags win
+    refuse_voice_flags(args)                       # typed on the command line, before the file fills any
+    refuse_screen_flags(args, bool(args.screens))
+    settings = load(args.config, named=args.config is not None)
+    apply_to_args(settings, args, game=None if args.resume else find_game(args.game).name)  # flags win
     if not args.text:
         from .speech.loop import voice_play
 
         voice_play.voice_settings(args)  # bad --rate or --volume fail before the game starts
+        check_voice(args.voice)          # and a voice espeak-ng does not have
+    if args.screens and args.port is None:
+        args.port = 8000
     if args.data_dir:
         import os
 
@@ -121,13 +154,18 @@ def _play(args: argparse.Namespace) -> int:
     from .paths import data_dir
 
     lock_data_dir(data_dir())   # one facilitator per table: held until the process ends
+    kept = False   # a log the player did not name, kept in the data directory
+    if args.resume is NEWEST:
+        args.resume = _newest_unfinished(find_game(args.game).name, args.log)
+        print(f"facilitator: continuing the game in {args.resume}", file=sys.stderr, flush=True)
     if args.resume:
         if args.log and args.log != args.resume:
             raise OptionsError("--resume continues its own log; leave out --log")
         for flag in ("players", "names", "seed", *GAME_FLAGS):
             if getattr(args, flag) is not None:
                 raise OptionsError(f"--{flag} cannot change a resumed game")
-        session, reply, notes = Session.resume(args.resume, args.private, game=args.game)
+        session, reply, notes = Session.resume(args.resume, args.private, game=args.game,
+                                               screens=bool(args.screens))
         for note in notes:
             print(f"facilitator: {note}", file=sys.stderr)
         if session.over:
@@ -147,13 +185,49 @@ def _play(args: argparse.Namespace) -> int:
         if names is not None and (not all(names) or len({n.lower() for n in names}) != len(names)):
             raise OptionsError("--names needs distinct, non-empty names")
         options = _options(args)
+        kept = args.log is None
+        if kept:   # every game is logged, so that it can go on after EOF, "quit" or a crash
+            from .lobby import GameStore
+
+            args.log = GameStore(data_dir()).new_log(find_game(args.game).name)
         session, reply = Session.start(
             args.game, players=args.players, names=names, seed=args.seed, options=options,
-            log_path=args.log, private_path=args.private,
+            log_path=args.log, private_path=args.private, screens=bool(args.screens),
             check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
     code = _run_session(session, reply, args)
     session.log.close()   # a clean stop (after a fault the log stays marked as not closed)
+    if kept and not session.over:   # where it went: the player named no --log
+        print(f"facilitator: the game is kept in {args.log}; continue it with: {_resume_command(session, args)}",
+              file=sys.stderr)
     return code
+
+
+def _resume_command(session: Any, args: argparse.Namespace) -> str:
+    """The command line that continues this game (with what its hidden information needs)."""
+    words = ["facilitator", "play", session.referee.name]
+    if args.text:
+        words.append("--text")
+    words.append("--resume")
+    if args.private:
+        words += ["--private", shlex.quote(str(args.private))]
+    if args.screens:
+        words.append("--screens")
+    return " ".join(words)
+
+
+def _newest_unfinished(game: str, log: Path | str | None) -> Path:
+    """``--resume`` without a log: the newest unfinished ``game`` in the data directory's
+    ``games/`` (where ``play`` without ``--log`` and the lobby keep every game)."""
+    from .lobby import GameStore
+    from .paths import data_dir
+
+    if log:
+        raise OptionsError("--resume continues its own log; leave out --log")
+    store = GameStore(data_dir())
+    found = store.unfinished(lambda message: print(f"facilitator: {message}", file=sys.stderr), game=game)
+    if found is None:
+        raise OptionsError(f"no unfinished {game} game in {store.games}; name its log: --resume LOG")
+    return found.log
 
 
 def _run_session(session: Any, reply: Any, args: argparse.Namespace) -> int:
@@ -221,13 +295,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command is None:   # a bare ``facilitator``: what it can do
+        parser.print_help()
+        return 0
     try:
         if args.command == "play":
             return _play(args)
-        if args.command == "content" and args.action == "check":
+        if args.command == "content":
+            if args.action != "check":
+                raise OptionsError("content needs an action: check [--content-dir DIR]")
             return _content_check(args)
         if args.command == "demo":
+            from .cli_checks import DEMO_VOICE_FLAGS, refuse_voice_flags
             from .demo import run_demo
+
+            refuse_voice_flags(args, DEMO_VOICE_FLAGS)
 
             return run_demo(seed=args.seed, text=args.text, speech_dir=args.speech_out, log_path=args.log,
                             mix_path=args.mix_out, use_speaker=not args.no_speaker)

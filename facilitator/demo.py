@@ -83,7 +83,8 @@ def run_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4, text: 
 def run_text_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
                   log_path: Path | None = None) -> int:
     out = out or sys.stdout
-    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
+    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path,
+                                   resumable=False)
     for line in reply.public:
         out.write(line + "\n")
     turns = 0
@@ -238,7 +239,8 @@ def run_voice_demo(seed: int = 7, out: IO[str] | None = None, players: int = 4,
     from .speech.engines.recognize import make_recognizer
 
     out = out or sys.stdout
-    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path)
+    session, reply = Session.start("compass-code", players=players, seed=seed, log_path=log_path,
+                                   resumable=False)
     mix = SessionMix() if mix_path is not None else None
     loops: list[ListenLoop] = []
     speaker = DemoSpeaker(VoiceSettings(), device=_speaker_device() if use_speaker else None,

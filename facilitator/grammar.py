@@ -48,8 +48,9 @@ class _CommandModel(BaseModel):
     type: list[str] = []
     #: voice confirmation: false (never), true (echoed; implicit when the recognizer is
     #: sure, else asked), "always" (asked "Is that right?" whatever the recognizer says:
-    #: a mistake cannot be taken back)
-    confirm: bool | Literal["always"] = False
+    #: a mistake cannot be taken back), "unsure" (a free move: applied at once when the
+    #: recognizer is sure, echoed with its undo window when it is not)
+    confirm: bool | Literal["always", "unsure"] = False
 
 
 class _FileModel(BaseModel):
@@ -216,6 +217,8 @@ class Grammar:
         self.confirmed: set[str] = set()
         #: the confirmed intents that are always asked, never implicitly echoed
         self.always_confirmed: set[str] = set()
+        #: free moves echoed (with the undo window) only when heard unsure
+        self.echoed_unsure: set[str] = set()
         self.intents: list[str] = []
         self.common_intents: set[str] = set()
         # game files first so that a game's phrasing wins over the common one
@@ -243,7 +246,9 @@ class Grammar:
                     self.intents.append(cmd.intent)
                 if name.endswith("/common.toml"):
                     self.common_intents.add(cmd.intent)
-                if cmd.confirm:
+                if cmd.confirm == "unsure":
+                    self.echoed_unsure.add(cmd.intent)
+                elif cmd.confirm:
                     self.confirmed.add(cmd.intent)
                 if cmd.confirm == "always":
                     self.always_confirmed.add(cmd.intent)
@@ -256,7 +261,7 @@ class Grammar:
                         tree = t.parse(source)
                     except t.TemplateSyntaxError as exc:
                         raise GrammarError(name, entry, str(exc)) from None
-                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, bool(cmd.confirm))
+                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, cmd.confirm not in (False, "unsure"))
                     self._check_form(name, entry, form)
                     self.forms.append(form)
         self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}

@@ -110,8 +110,8 @@ class GameStore:
         name = self.table.read(LOBBY_DOC).get("playing")
         return str(name) if isinstance(name, str) else None
 
-    def unfinished(self, warn: Callable[[str], None] | None = None) -> Unfinished | None:
-        """The newest game log that is not over and not set aside."""
+    def unfinished(self, warn: Callable[[str], None] | None = None, game: str | None = None) -> Unfinished | None:
+        """The newest game log that is not over and not set aside (of ``game`` only, when given)."""
         aside = self.set_aside()
         for log in self.logs()[:SCAN_LOGS]:
             if log.name in aside:
@@ -119,6 +119,8 @@ class GameStore:
             try:
                 events = read_log(log).events
                 referee = find_game(str(events[0].get("game")))
+                if game is not None and referee.name != game:
+                    continue
                 if referee.is_over(referee.replay(events)):
                     try:
                         self._records_up_to(referee, events)
@@ -176,6 +178,8 @@ class Lobby:
         self.quit_stops = quit_stops
         self.warn = warn or (lambda message: None)
         self.chosen: Session | None = None
+        #: the logs of the games played since this lobby opened (their lines were said here)
+        self.played: set[Path] = set()
         self.closed = False
         self.last_public: list[str] = []
         self.offer = store.unfinished(self.warn)
@@ -263,6 +267,9 @@ class Lobby:
         session, self.chosen = self.chosen, None
         if session is None:
             raise OptionsError("no game was chosen")
+        if session.log.path is not None:
+            self.played.add(session.log.path)
+        session.leaving = "quit-to-lobby"   # "quit" leaves the game, not the assistant
         return session
 
     def back(self, session: Session) -> Reply:
@@ -285,7 +292,8 @@ class Lobby:
             return self._say(reply, [self.phrases.say("lobby-none-unfinished")])
         offer = self.offer
         try:
-            session, opening, notes = Session.resume(offer.log, self.private_path, table=self.store.table)
+            session, opening, notes = Session.resume(offer.log, self.private_path, table=self.store.table,
+                                                     screens=self.screens)
         except (InUseError, WriteError) as exc:   # kept for later: another copy has it, or the disk failed
             self.warn(str(exc))
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(self.spoken(offer.game)))])
@@ -303,6 +311,8 @@ class Lobby:
         self.offer = None
         self.chosen = session
         reply.accepted = True
+        if offer.log not in self.played:   # said before this lobby opened: the screens show it first
+            reply.history = list(opening.history)
         return self._say(reply, list(opening.public))
 
     def _start(self, reply: Reply, game: str, players: int | None) -> Reply:
@@ -323,7 +333,7 @@ class Lobby:
         try:
             session, opening = Session.start(referee.name, players=count, seed=self.seed, options=options,
                                              log_path=log, private_path=self.private_path,
-                                             table=self.store.table)
+                                             table=self.store.table, screens=self.screens)
         except FacilitatorError as exc:
             self.warn(str(exc))
             return self._say(reply, [self.phrases.say("lobby-cannot-start", game=_cap(name))])

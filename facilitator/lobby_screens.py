@@ -83,28 +83,33 @@ class TableScreens:
 
 
 class _Printer:
-    """Prints the hub's announcements that stdout has not shown yet."""
+    """Prints the hub's announcements that stdout has not shown yet (what is said now:
+    a resumed game's earlier lines are for the screens' log only)."""
 
     def __init__(self, hub: Hub, out: IO[str]) -> None:
         self.hub = hub
         self.out = out
-        self.printed = hub.announced
+        self.printed = hub.spoken_count
 
     def flush(self) -> None:
         with self.hub.lock:
-            new = self.hub.announced - self.printed
-            lines = self.hub.announcements[-new:] if new > 0 else []
-            self.printed = self.hub.announced
+            new = self.hub.spoken_count - self.printed
+            lines = self.hub.spoken[-new:] if new > 0 else []
+            self.printed = self.hub.spoken_count
         for line in lines:
             self.out.write(line + "\n")
         self.out.flush()
 
 
 def _reader(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
-    from .textplay import lines_of
+    """Typed lines into ``lines``, then None.  The thread is a daemon left waiting on
+    stdin when the service stops; it reads through ``FdLines``, so that a stdin left
+    open (a terminal) cannot abort the interpreter's exit."""
+    from .textplay import FdLines, lines_of
 
+    reader = FdLines.of(stream)
     try:
-        for line in lines_of(stream):
+        for line in lines_of(reader):
             text = line.strip()
             if text and not text.startswith("#"):
                 lines.put(text)

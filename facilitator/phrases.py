@@ -15,16 +15,27 @@ from .errors import GrammarError
 _FIELD = re.compile(r"\{(\w+)(?:\|([^|{}]*)\|([^|{}]*))?\}")
 
 
-class Phrasebook:
-    """Renders response keys; a missing key or field is a grammar error, not a crash."""
+#: the variant of a response said where private messages go to a ``--private`` file, not to
+#: the seat screens (``cl-dealt-private-file`` for ``cl-dealt``)
+PRIVATE_FILE = "private-file"
 
-    def __init__(self, responses: Mapping[str, str]) -> None:
+
+class Phrasebook:
+    """Renders response keys; a missing key or field is a grammar error, not a crash.
+
+    With a ``variant``, a key ``KEY-VARIANT`` in the responses is said in place of ``KEY``
+    (the words that name where something private went)."""
+
+    def __init__(self, responses: Mapping[str, str], variant: str | None = None) -> None:
         self.responses = dict(responses)
+        self.variant = variant
 
     def __contains__(self, key: str) -> bool:
         return key in self.responses
 
     def say(self, key: str, **fields: Any) -> str:
+        if self.variant is not None:
+            key = key + "-" + self.variant if key + "-" + self.variant in self.responses else key
         try:
             text = self.responses[key]
         except KeyError:

@@ -26,7 +26,7 @@ from .grammar import Grammar, describe_character, load_grammar, untyped_characte
 from .locks import held_data_dir
 from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
-from .phrases import Phrasebook
+from .phrases import PRIVATE_FILE, Phrasebook
 from .table_data import TableData
 
 MAX_UTTERANCE = 300
@@ -116,24 +116,32 @@ def handle_line(taker: LineTaker, text: str) -> Reply:
     return taker.execute(command)
 
 
-def leading_word(source: str) -> str | None:
-    """The literal word a grammar template starts with (None: a slot or alternative)."""
-    match = re.match(r"\s*([A-Za-z][\w'-]*)", source)
-    return match.group(1).lower() if match else None
+def leading_words(source: str) -> list[str]:
+    """The literal words a grammar template starts with, up to its first slot, option or
+    alternative (``report b [sends] {fact}`` -> ``["report", "b"]``)."""
+    match = re.match(r"\s*((?:[A-Za-z][\w'-]*\s*)+)", source)
+    return match.group(1).lower().split() if match else []
 
 
 def usage_key(grammar: Grammar, phrases: Phrasebook, text: str) -> tuple[str, dict[str, Any]] | None:
     """See ``Session.usage_key``."""
-    words = text.lower().split()
+    words = text.lower().replace(",", " ").split()
     if not words:
         return None
-    for form in grammar.forms:
-        if leading_word(form.source) == words[0]:
-            key = "usage-" + form.intent.replace(" ", "-")
-            if key in phrases:
-                return key, {}
-            return "usage-fallback", {"intent": form.intent}
-    return None
+    best, matched = None, 0
+    for form in grammar.forms:   # the form that shares the most leading words ("report b" is b's)
+        lead = leading_words(form.source)
+        if not lead or lead[0] != words[0]:
+            continue
+        same = next((n for n, (a, b) in enumerate(zip(lead, words)) if a != b), min(len(lead), len(words)))
+        if best is None or same > matched:
+            best, matched = form, same
+    if best is None:
+        return None
+    key = "usage-" + best.intent.replace(" ", "-")
+    if key in phrases:
+        return key, {}
+    return "usage-fallback", {"intent": best.intent}
 
 
 @dataclass
@@ -146,14 +154,21 @@ class Reply:
     command: Command | None = None
     accepted: bool = False
     quit: bool = False
+    #: a resumed game's announcements from before this reply (from its log), for the
+    #: screens' log to show ahead of "Resuming the game."; not said again (after a crash
+    #: the last command's are, in ``public``: they may never have been heard)
+    history: list[str] = field(default_factory=list)
 
 
 class Session:
     def __init__(self, referee: Referee[Any], grammar: Grammar, log: EventLog, state: Any,
-                 seed: int, private_path: Path | None = None, table: TableData | None = None) -> None:
+                 seed: int, private_path: Path | None = None, table: TableData | None = None,
+                 screens: bool = False) -> None:
+        """``screens``: private messages go to the seat screens (else, with ``private_path``,
+        to that file, and the sentences that say where a board went say so)."""
         self.referee = referee
         self.grammar = grammar
-        self.phrases = Phrasebook(grammar.responses)
+        self.phrases = _phrases(grammar, private_path, screens)
         self.log = log
         self.state = state
         self.seed = seed
@@ -161,6 +176,8 @@ class Session:
         self.last_public: list[str] = []
         self.table = table or TableData()
         self.game_id = ""
+        #: what "quit" says: goodbye, or (a game the lobby started) back to the lobby
+        self.leaving = "goodbye"
         self.pages: list[str] = []          # the rest of the last paged answer
         self._paged_before = False          # the "say go on" cue is given once a table
         #: voice turns (speech/voices/voice_turns.py): (a voice command, the seat heard or None),
@@ -175,12 +192,14 @@ class Session:
               seed: int | None = None, options: dict[str, Any] | None = None,
               log_path: Path | None = None, private_path: Path | None = None,
               table: TableData | None = None,
-              check: Callable[[str, dict[str, Any]], None] | None = None) -> tuple[Session, Reply]:
+              check: Callable[[str, dict[str, Any]], None] | None = None,
+              resumable: bool = True, screens: bool = False) -> tuple[Session, Reply]:
         """Start a game; ``check(game, options)`` may refuse it (``OptionsError``) once its
-        options are known and before anything is written (log, records)."""
+        options are known and before anything is written (log, records).  ``resumable``:
+        the caller offers ``--resume`` (the demo does not), so a refused log may say so."""
         referee = find_game(game)
         grammar = load_grammar(referee.name)
-        phrases = Phrasebook(grammar.responses)
+        phrases = _phrases(grammar, private_path, screens)
         if names and players is not None and players != len(names):
             raise OptionsError(f"--players {players} conflicts with {len(names)} names")
         count = len(names) if names else (players if players is not None else referee.default_players)
@@ -200,11 +219,11 @@ class Session:
         log = EventLog(log_path)      # locked: no second copy can start into it now
         try:
             if log_path is not None:
-                _refuse_a_second_game(log_path, log)
+                _refuse_a_second_game(log_path, log, resumable)
         except BaseException:
             log.close()
             raise
-        session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table)
+        session = cls(referee, grammar, log, referee.initial(started), seed, private_path, table, screens)
         session.game_id = game_id(started)
         session._clean_table()
         try:
@@ -218,7 +237,7 @@ class Session:
 
     @classmethod
     def resume(cls, log_path: Path, private_path: Path | None = None, game: str | None = None,
-               table: TableData | None = None) -> tuple[Session, Reply, list[str]]:
+               table: TableData | None = None, screens: bool = False) -> tuple[Session, Reply, list[str]]:
         """Continue the game logged in ``log_path``.
 
         The log's complete commands are replayed; after a crash (the log was not closed)
@@ -232,10 +251,10 @@ class Session:
             _check_fields(log_path, referee.name, contents)
             _check_content(log_path, referee.name, contents.events[0])
             session = cls(referee, load_grammar(referee.name), log, None,
-                          int(contents.events[0]["seed"]), private_path, table)
+                          int(contents.events[0]["seed"]), private_path, table, screens)
             session.game_id = game_id(contents.events[0])
             session._clean_table()
-            in_flight, owed = session._replay(log_path, contents)
+            in_flight, owed, said = session._replay(log_path, contents)
             session._deliver_owed(owed)
             session._update_table(contents.events)
         except BaseException:
@@ -247,26 +266,32 @@ class Session:
             status = referee.query(session.state, Command("status", "status"), session.phrases)
             if not log.crashed:
                 in_flight = []     # the last command was said before a clean stop
-            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True)
+            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True,
+                          history=said)
         session.last_public = reply.public
         return session, reply, contents.notes
 
-    def _replay(self, log_path: Path, contents: LogContents) -> tuple[list[str], list[dict[str, Any]]]:
-        """Fold the log into the state; return the last command's public sentences and
-        every private message the log holds (with the text its reader sees)."""
+    def _replay(self, log_path: Path, contents: LogContents
+                ) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+        """Fold the log into the state; return the last command's public sentences,
+        every private message the log holds (with the text its reader sees) and every
+        public sentence the log holds (the last command's too)."""
         events = contents.events
         referee = self.referee
         batches = contents.batches or [(0, len(events))]
         last_start = batches[-1][0]
         in_flight: list[str] = []
+        said: list[str] = []
         owed: list[dict[str, Any]] = []
         try:
             state = referee.initial(events[0])
             for index, event in enumerate(events[1:], 1):
                 state = referee.evolve(state, event)
                 if event.public:
+                    lines = referee.announce(state, event, self.phrases)
+                    said.extend(lines)
                     if index >= last_start:
-                        in_flight.extend(referee.announce(state, event, self.phrases))
+                        in_flight.extend(lines)
                     continue
                 text = referee.private_text(state, event, self.phrases)
                 if text is not None:
@@ -274,7 +299,7 @@ class Session:
             self.state = state
         except Exception as exc:  # noqa: BLE001 - a log no referee wrote: refuse it, never a traceback
             raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
-        return in_flight, owed
+        return in_flight, owed, said
 
     def _deliver_owed(self, owed: list[dict[str, Any]]) -> None:
         if self.private_path is None or not owed:
@@ -325,11 +350,12 @@ class Session:
             return self._answer(command, [self.pages.pop(0)])
         if intent == "quit":
             self.log.check_kept()     # a log taken away is written back, not left on no path
-            return Reply(public=[self.phrases.say("goodbye")], command=command, quit=True)
+            return Reply(public=[self.phrases.say(self.leaving)], command=command, quit=True)
         if intent in CONFIRMATIONS:
             return self.reject(command.text, "nothing-to-confirm", "nothing to confirm", command)
-        if intent in LOBBY:
-            return self.reject(command.text, "not-now", f"{intent!r} is for the lobby", command)
+        if intent in LOBBY:   # "new game" says how (quit first); "resume", that the game goes on
+            key = "new-game-in-game" if intent == "new game" else "resume-in-game"
+            return self.reject(command.text, key, f"{intent!r} is for the lobby", command)
         if intent in self.referee.private_queries:
             try:
                 return self._tell(command, self.referee.private_query(self.state, command, self.phrases))
@@ -454,17 +480,23 @@ class Session:
             self.last_public = list(reply.public)
 
 
+def _phrases(grammar: Grammar, private_path: Path | None, screens: bool) -> Phrasebook:
+    """The game's sentences, naming the private file where hidden information goes there."""
+    return Phrasebook(grammar.responses, PRIVATE_FILE if private_path is not None and not screens else None)
+
+
 def game_id(started: Event) -> str:
     """A short name of one game (a digest of its ``game-started``): private messages carry
     it, so a file that also holds another game's messages is read right on resume."""
     return hashlib.sha256(json.dumps(started.to_json(1), sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 
-def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
+def _refuse_a_second_game(log_path: Path, log: EventLog, resumable: bool = True) -> None:
     """Never append a second game to a log: the first could never be resumed.
 
     A log whose opening batch never got whole onto the disk holds no game: it is
-    emptied and the game starts in it."""
+    emptied and the game starts in it.  The refusal suggests ``--resume`` only where it
+    would work: the game is not over and the caller has the flag."""
     try:
         size = log_path.stat().st_size
     except OSError:
@@ -472,7 +504,7 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
     if size == 0:
         return
     try:
-        read_log(log_path)
+        events = read_log(log_path).events
     except LogError as exc:
         if not _torn_opening(log_path):
             raise LogError(f"{str(log_path)!r} is not a game log and is not empty: it is left as it is; "
@@ -482,8 +514,21 @@ def _refuse_a_second_game(log_path: Path, log: EventLog) -> None:
                            "choose another --log") from None
         log.discard()
         return
+    if _finished(events):
+        raise LogError(f"{str(log_path)!r} already holds a finished game; choose another --log")
+    if not resumable:
+        raise LogError(f"{str(log_path)!r} already holds a game; choose another --log")
     raise LogError(f"{str(log_path)!r} already holds a game; continue it with --resume {log_path} "
                    "or choose another --log")
+
+
+def _finished(events: list[Event]) -> bool:
+    """Whether a log's game is over (a log no referee can fold counts as not over)."""
+    try:
+        referee = find_game(str(events[0].get("game")))
+        return bool(referee.is_over(referee.replay(events)))
+    except Exception:  # noqa: BLE001 - only the wording of a refusal depends on it
+        return False
 
 
 #: how every log begins (the game-started line): a file that does not is no log of a game

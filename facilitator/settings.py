@@ -1,7 +1,7 @@
 """The settings file: ``config.toml`` in the platform's config directory for ``facilitator``.
 
 ``$FACILITATOR_CONFIG`` names another file; ``--config PATH`` on a command wins over
-both.  A missing file means the defaults.  Every key is documented in the project's
+both.  A missing file means the defaults, except one named by ``--config``.  Every key is documented in the project's
 settings notes (``docs/settings.md``); an unknown key, a wrong type, a value out of
 range or malformed TOML is refused with the file, the line and the reason
 (``SettingsError``).  Command-line flags override the file (``apply_to_args``).
@@ -153,8 +153,10 @@ def default_path() -> Path:
     return Path(platformdirs.user_config_dir("facilitator", appauthor=False)) / "config.toml"
 
 
-def load(path: Path | None = None) -> Settings:
-    """The settings in ``path`` (default: ``default_path()``); defaults when it does not exist."""
+def load(path: Path | None = None, *, named: bool = False) -> Settings:
+    """The settings in ``path`` (default: ``default_path()``); defaults when it does not
+    exist, unless the player ``named`` it (``--config PATH``): a file asked for by name
+    and missing is a mistyped path, refused rather than silently replaced by defaults."""
     path = path or default_path()
     try:
         if path.exists() and not path.is_file():   # a directory, a FIFO (reading it would hang)
@@ -162,6 +164,9 @@ def load(path: Path | None = None) -> Settings:
         with open(path, "rb") as f:
             raw = f.read(MAX_SETTINGS_BYTES + 1)
     except FileNotFoundError:
+        if named:
+            raise SettingsError(path, None, "no such file (facilitator settings init --config "
+                                            f"{path} writes one)") from None
         return Settings()
     except OSError as exc:
         raise SettingsError(path, None, f"cannot be read: {exc.strerror}") from None
@@ -276,6 +281,12 @@ class _Validator:
                           host=self.text(sc, "screens", "host"),
                           keep_phone_audio=self.flag(sc, "screens", "keep_phone_audio",
                                                      Screens.keep_phone_audio))
+        if screens.lan and screens.host is not None:
+            from .addresses import is_loopback
+
+            if is_loopback(screens.host):   # serve would refuse it at every start
+                raise self.fail("screens", "host", f"{screens.host!r} is a loopback address: phones "
+                                                   "cannot open it (with screens.lan = true)")
         service = Service(quit_stops=self.flag(sv, "service", "quit_stops", Service.quit_stops))
         directory = self.text(da, "data", "directory")
         return Settings(speech, devices, listening, Path(directory).expanduser() if directory else None,
@@ -369,7 +380,8 @@ class _Validator:
                     referee.check_options(options, players if players is not None else referee.default_players)
                 except OptionsError as exc:
                     raise self.fail(table, key, str(exc)) from None
-            out[referee.name] = dict(preset)
+            if preset:   # an empty table (as ``settings show`` writes for a game left at its defaults) presets nothing
+                out[referee.name] = dict(preset)
         return out
 
 
@@ -442,9 +454,22 @@ def render(settings: Settings) -> str:
     out += [entry(f.name, getattr(settings.screens, f.name)) for f in fields(Screens)]
     out += ["", "[service]"]
     out += [entry(f.name, getattr(settings.service, f.name)) for f in fields(Service)]
-    for game, preset in sorted(settings.games.items()):
-        out += ["", f"[games.{game}]"] + [entry(k, v) for k, v in sorted(preset.items())]
+    for game, keys in GAME_KEYS.items():   # every game's keys; a default not set in the file is a comment
+        preset = settings.games.get(game, {})
+        defaults = game_key_defaults(game)
+        out += ["", f"[games.{game}]"]
+        out += [entry(k, preset[k]) if k in preset else f"# {k} = {value(defaults[k])}   (the default)"
+                for k in keys]
     return "\n".join(out) + "\n"
+
+
+def game_key_defaults(game: str) -> dict[str, Any]:
+    """The value each ``[games.GAME]`` key has when the file leaves it out (the referee's own)."""
+    from .games import find_game
+
+    referee = find_game(game)
+    options = referee.parse_options({})
+    return {key: referee.default_players if key == "players" else options[key] for key in GAME_KEYS[game]}
 
 
 TEMPLATE = """\
@@ -483,8 +508,21 @@ keep_phone_audio = false     # true: keep each phone's utterance as a WAV in the
 [service]
 quit_stops = false           # true: "quit" in the lobby stops the service (else only systemctl does)
 
+# What the lobby starts when a game is chosen without a player count, and what play
+# takes when no flag says otherwise (the values below are the defaults).
 [games.compass-code]
-players = 4
-mode = "standard"
-keeper = "machine"
+players = 4                  # 2 to 8
+mode = "standard"            # standard, gentle or tight
+keeper = "machine"           # machine or human (a human keeper needs a private screen)
+
+[games.two-windows]
+players = 3                  # 3 to 6
+
+[games.lantern-links]
+players = 3                  # 2 to 6
+pool = false                 # true: the shared-pool variant
+
+[games.clover]
+players = 4                  # 3 to 6
+extra = 1                    # extra cards at each resolution, 1 to 4
 """

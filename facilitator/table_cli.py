@@ -45,15 +45,20 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def load_settings(path: Path | None) -> settings_mod.Settings:
-    return settings_mod.load(path)
+    """The settings; a file named by ``--config`` must exist (a missing default file is the defaults)."""
+    return settings_mod.load(path, named=path is not None)
 
 
 def run_command(args: argparse.Namespace) -> int:
     if args.command == "serve":
+        from .cli_checks import check_voice, refuse_voice_flags
         from .lobby_run import run
 
+        refuse_voice_flags(args)                    # typed on the command line, before the file fills any
         loaded = load_settings(args.config)
         settings_mod.apply_to_args(loaded, args)
+        if not args.text:
+            check_voice(args.voice)
         if args.push_to_talk and not args.text:
             from .speech.audio.push_to_talk import check_available
 
@@ -86,7 +91,7 @@ def _settings(args: argparse.Namespace) -> int:
         settings_mod.load(path)   # the template itself must be valid
         print(f"wrote {path}")
         return 0
-    loaded = settings_mod.load(path)
+    loaded = load_settings(args.config) if args.config is not None else settings_mod.load(path)
     if args.action == "check":
         from . import systemd_unit
 
@@ -111,7 +116,7 @@ def _doctor(args: argparse.Namespace) -> int:
     path = args.config or settings_mod.default_path()
     problem = None
     try:
-        loaded = settings_mod.load(path)
+        loaded = load_settings(args.config) if args.config is not None else settings_mod.load(path)
     except settings_mod.SettingsError as exc:
         problem = str(exc)
         loaded = settings_mod.Settings()
@@ -134,7 +139,7 @@ def _install_service(args: argparse.Namespace) -> int:
 
     from . import systemd_unit
 
-    loaded = settings_mod.load(args.config)
+    loaded = load_settings(args.config)
     problem = systemd_unit.start_problem(loaded)
     if problem is not None:   # the unit would restart every 10 s forever
         raise OptionsError(f"{loaded.source or 'the settings'}: {problem}")

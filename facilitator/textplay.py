@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from typing import IO
@@ -32,7 +33,7 @@ def write_out(out: IO[str], text: str) -> None:
 MAX_LINE_BYTES = 4096
 
 
-def lines_of(stream: IO[bytes]) -> Iterable[str]:
+def lines_of(stream: IO[bytes] | FdLines) -> Iterable[str]:
     """Lines of ``stream`` as text: bytes that are not UTF-8 become U+FFFD, never an error.
 
     A line longer than ``MAX_LINE_BYTES`` is read in pieces and thrown away as it
@@ -49,6 +50,54 @@ def lines_of(stream: IO[bytes]) -> Iterable[str]:
             yield head.decode("utf-8", errors="replace")[:MAX_UTTERANCE + 1].replace("#", "_") or "_"
             continue
         yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+class FdLines:
+    """``readline(limit)`` on a file descriptor of its own, by ``os.read``.
+
+    For a thread that waits on stdin: a buffered reader holds its lock while it waits,
+    and the interpreter's exit then aborts ("could not acquire lock for <stdin> at
+    interpreter shutdown") when stdin stays open, as in a terminal.  This reader has
+    no lock, and it reads a duplicate of the descriptor, so ``sys.stdin`` is never busy."""
+
+    CHUNK = 65536
+
+    def __init__(self, fd: int) -> None:
+        self.fd = os.dup(fd)
+        self._buffer = bytearray()
+        self._eof = False
+
+    @classmethod
+    def of(cls, stream: IO[bytes]) -> IO[bytes] | FdLines:
+        """``stream`` itself when it has no descriptor (a test's bytes), else a reader of it."""
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return stream
+        return cls(fd)
+
+    def readline(self, limit: int) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n", 0, limit)
+            if end >= 0 or len(self._buffer) >= limit or self._eof:
+                size = end + 1 if end >= 0 else min(limit, len(self._buffer))
+                line = bytes(self._buffer[:size])
+                del self._buffer[:size]
+                return line
+            try:
+                chunk = os.read(self.fd, self.CHUNK)
+            except OSError:
+                chunk = b""       # a stdin that fails to read ends like one that is closed
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
 def run(session: Session, stream: IO[bytes] | None = None, out: IO[str] | None = None) -> int:

@@ -79,6 +79,9 @@ class Hub:
         self.announcements: list[str] = []
         #: announcements ever made (numbers the kept ones for the screens' append-only logs)
         self.announced = 0
+        #: the lines said now, without a resumed game's earlier ones (stdout prints these)
+        self.spoken: list[str] = []
+        self.spoken_count = 0
         self.private: list[PrivateLine] = []
         self.shared = SharedSession(session, self)
         #: in voice play, the listen loop's thread-safe ``submit_text``: a clicked command
@@ -89,9 +92,7 @@ class Hub:
         self.echo: Callable[[Reply], None] | None = None
         #: a "quit" was applied (by any caller): the table service goes back to the lobby
         self.quit_requested = False
-        #: the logs whose announcements the screens show already (shown once)
-        self._shown_logs: set[Any] = set()
-        # phones as microphones: who listens (None: text play), and what it made of each seat's
+        # phones as microphones: who listens (None: text play), and what it made of each seat's last utterance
         self._listener: PhoneListener | None = None
         self._heard: dict[int, PhoneHeard] = {}
         self._load_history(opening)
@@ -100,38 +101,33 @@ class Hub:
     def switch(self, session: Any, public: Sequence[str] = ()) -> None:
         """The table service moves from the lobby to a game or back: the screens show
         ``session`` from now on (its private messages rebuilt from its log), and
-        ``public`` is announced.  Seats, links and the announcements so far stay."""
+        ``public`` is announced.  Seats, links and the announcements so far stay.
+
+        The game's own opening needs nothing here: the lobby's reply that chose or
+        resumed it was recorded already (a resumed game's earlier announcements with it,
+        as ``Reply.history``), so the screens' logs only ever grow at their end."""
         with self._changed:
             self.session = session
             self.quit_requested = False
             self.private = []
             events = _logged_events(session)
             if events:
-                said, self.private = history(session, events)
-                self._show_history(session, said)
+                self.private = history(session, events)[1]
             names = getattr(getattr(session, "state", None), "names", None)
             if names:
                 self.seats.ensure(len(names))
-            self.announcements.extend(public)
-            self.announced += len(public)
-            del self.announcements[:-KEPT_ANNOUNCEMENTS]
+            self._announce([], public)
             self.touch()
 
-    def _show_history(self, session: Any, said: list[str]) -> None:
-        """A game's announcements from its log, shown once: a game resumed after a
-        restart shows what was said before it, ahead of "Resuming the game."."""
-        path = session.log.path
-        if path in self._shown_logs or len(said) == 0:
-            self._shown_logs.add(path)
-            return
-        self._shown_logs.add(path)
-        tail = list(getattr(session, "last_public", []) or [])
-        if tail and self.announcements[-len(tail):] == tail:
-            del self.announcements[-len(tail):]
-        else:
-            tail = []
-        self.announcements.extend([*said, *tail])
-        self.announced += len(said)
+    def _announce(self, before: Sequence[str], public: Sequence[str]) -> None:
+        """Append to the screens' log (``before``, said earlier in a resumed game, then
+        ``public``) and to what is said now (``public`` alone)."""
+        self.announcements.extend([*before, *public])
+        self.announced += len(before) + len(public)
+        del self.announcements[:-KEPT_ANNOUNCEMENTS]
+        self.spoken.extend(public)
+        self.spoken_count += len(public)
+        del self.spoken[:-KEPT_ANNOUNCEMENTS]
 
     def _load_history(self, opening: Reply) -> None:
         """Private messages since the game began: from the opening reply, or, for a
@@ -140,11 +136,9 @@ class Hub:
         said: list[str] = []
         if len(events) > 1 and not any(line.get("type") == "game-started" for line in opening.logged):
             said, self.private = history(self.session, events)   # a resumed game
-            self._shown_logs.add(self.session.log.path)
         else:
             self._take_private(opening.private, getattr(self.session, "state", None), opening.logged)
-        self.announcements = [*said, *opening.public][-KEPT_ANNOUNCEMENTS:]
-        self.announced = len(said) + len(opening.public)
+        self._announce(said, opening.public)
 
     def _take_private(self, lines: Sequence[dict[str, Any]], before: Any,
                       logged: Sequence[dict[str, Any]]) -> None:
@@ -177,9 +171,7 @@ class Hub:
         """Take one reply's public lines and private messages; wake the screens.
         ``before``: the game's state before the reply (to address its messages)."""
         with self._changed:
-            self.announcements.extend(reply.public)
-            self.announced += len(reply.public)
-            del self.announcements[:-KEPT_ANNOUNCEMENTS]
+            self._announce(reply.history, reply.public)
             self._take_private(reply.private, before, reply.logged)
             self.touch()
 

@@ -12,7 +12,6 @@ from plain http on the one port).
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
+from ..addresses import is_loopback as _is_loopback
 from ..errors import OptionsError
 from ..session import Reply, Shown
 from . import certificate as certificates
@@ -166,13 +166,6 @@ def public_host(settings: ScreenSettings) -> str:
         raise OptionsError("--lan: this machine has no network address a phone could open "
                            "(is it on a network?); name one with --host ADDRESS")
     return found
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost")
 
 
 def lan_address() -> str | None:

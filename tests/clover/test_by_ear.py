@@ -132,7 +132,7 @@ def test_by_voice_read_my_board_is_never_spoken_aloud(tmp_path) -> None:
         logged = len(read_jsonl(tmp_path / "log.jsonl"))
         loop.hear(said("read my board seat two", 10.0))
         loop.hear(said("repeat", 20.0))
-        assert speaker.spoken[-2:] == ["Player 2, your board is on your screen."] * 2
+        assert speaker.spoken[-2:] == ["Player 2, your board is in the private file."] * 2
         answers = [p for p in read_jsonl(tmp_path / "private.jsonl") if p["type"] == "private-answer"]
         assert [p["audience"] for p in answers] == [2]
         words = set(all_words(session.state.boards[2]))

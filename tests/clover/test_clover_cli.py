@@ -71,7 +71,7 @@ def test_a_whole_game_by_text_keeps_boards_off_stdout(
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
     assert out[0] == (
-        "Write one clue per zone: your boards are on your screens; 4 players, 1 extra card."
+        "Write one clue per zone: your boards are in the private file; 4 players, 1 extra card."
     )
     assert out[-2:] == [
         "The game is over: 11 points of 24.",

@@ -141,10 +141,10 @@ def test_status_and_help_start_with_one_sentence_for_now(tmp_path: Path, start: 
     assert status[0] == "Leg 1 of 3, guess 1 of 4: Ann is captain."
     assert status[1] == "The bearing check is unused. 24 candidates remain."
     help_ = s.referee.query(s.state, s.parse("help"), s.phrases)  # type: ignore[arg-type]
-    assert help_[0] == "Captain Ann, say send and four directions, or is west in position three."
+    assert help_[0] == "Ann, as captain, say send and four directions, or is west in position three."
     s.handle("is west in position three")
     help_ = s.referee.query(s.state, s.parse("help"), s.phrases)  # type: ignore[arg-type]
-    assert help_[0] == "Captain Ann, say send and four directions, like send north east south west."
+    assert help_[0] == "Ann, as captain, say send and four directions, like send north east south west."
     assert "restart the leg" in " ".join(help_)
 
 

@@ -196,3 +196,16 @@ def test_log_lines_follow_the_contract(tmp_path: Path) -> None:
         assert set(event) >= {"type", "seq", "audience"}
         assert set(event) >= required.get(event["type"], set()), event
         json.dumps(event)
+
+
+def test_text_play_pages_the_candidates_as_the_docs_say(tmp_path: Path) -> None:
+    """docs/compass-code.md (issue 36): text play, like voice play, says the count
+    first and each four routes on "go on"."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "compass-code.md").read_text(encoding="utf-8")
+    candidates = doc[doc.index("## Candidates"):doc.index("## What the table hears")]
+    result = play(tmp_path, ["read the candidates", "go on"])
+    assert result.returncode == 0, result.stderr
+    said = result.stdout.splitlines()[1:]
+    assert said[0] == "24 candidates. Say go on to hear them, four at a time." and said[0] in candidates
+    assert said[-1].startswith("First 4: ") and len(said) == 3      # the count, the cue, one page
+    assert "text play prints them all" not in candidates and '"go on"' in candidates

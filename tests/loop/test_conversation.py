@@ -346,7 +346,7 @@ def test_after_two_failures_in_a_row_the_right_form_is_offered_once(tmp_path: Pa
     assert speaker.spoken == ["Say again?"]
     loop.hear(said("", 5.0))
     help_line = speaker.spoken[-1]
-    assert speaker.spoken[-2:] == ["Say again?", help_line] and help_line.startswith("Captain Player 1, say send")
+    assert speaker.spoken[-2:] == ["Say again?", help_line] and help_line.startswith("Player 1, as captain, say send")
     loop.hear(said("", 10.0))
     assert speaker.spoken[-1] == "Say again?"   # once
 

@@ -58,6 +58,7 @@ def logged(tmp_path: Path) -> list[str]:
     ("always", False, True, Take.WAIT),         # cannot be taken back: both engines first
     (None, False, True, Take.WAIT),             # applied at once when heard: both engines first
     (None, True, True, Take.WAIT),              # a question to answer: both engines first
+    ("unsure", False, True, Take.WAIT),         # a free move: both engines say whether it is sure
 ])
 def test_only_an_undoable_legal_command_is_echoed_from_the_first_hearing(
         confirm: str | None, aside: bool, acceptable: bool, expected: Take) -> None:

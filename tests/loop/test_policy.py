@@ -27,6 +27,9 @@ def test_an_aside_is_answered_only_from_a_trusted_or_repeated_hearing(hearing: H
     (REPEATED, "always", Take.ASK),       # said again after silence: now it is asked
     (UNSURE, "always", Take.CHATTER),     # unsure and unaddressed: chatter must not reach the question
     (SURE, None, Take.APPLY),             # free or checked by the rules (Clover place, a fact)
+    (SURE, "unsure", Take.APPLY),         # a free move heard sure: at once (Clover place, turn)
+    (UNSURE, "unsure", Take.HOLD),        # heard unsure: echoed, and "no" in its window takes it back
+    (ADDRESSED, "unsure", Take.HOLD),
     (UNSURE, None, Take.APPLY),
 ])
 def test_how_a_command_the_rules_accept_is_taken(hearing: Hearing, confirm: str | None, expected: Take) -> None:

@@ -170,7 +170,8 @@ def test_a_recording_without_a_speaker_is_still_heard_and_answered_in_captions(t
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     complaints = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(complaints) == 1 and "printed only" in complaints[0]
+    assert len(complaints) == 2 and "printed only" in complaints[0]
+    assert complaints[1].startswith("facilitator: the game is kept in ")     # no --log: where it went
     assert done.stdout.splitlines()[1:] == ["> hey referee", "> how many candidates", "24 candidates remain."]
 
 

@@ -82,9 +82,10 @@ def test_quit_in_a_game_returns_to_the_lobby_and_keeps_the_game(tmp_path: Path) 
     kept = "The compass code game is kept. Say resume to go on with it, or choose a game."
     status_lead = "Leg 1 of 3, guess 1 of 4: Player 1 is captain."     # status's first sentence
     # status, quit (kept), resume (where it stands), quit (kept), quit the lobby
-    marks = [line for line in lines if line in {"Goodbye.", kept, "Resuming the game.", status_lead}]
-    assert marks == [status_lead, "Goodbye.", kept, "Resuming the game.", status_lead,
-                     "Goodbye.", kept, "Goodbye."]
+    left = "Back to the lobby."                     # quitting the game is no goodbye
+    marks = [line for line in lines if line in {"Goodbye.", left, kept, "Resuming the game.", status_lead}]
+    assert marks == [status_lead, left, kept, "Resuming the game.", status_lead,
+                     left, kept, "Goodbye."]
     assert lines[-1] == "Goodbye."
 
 

@@ -82,7 +82,7 @@ def test_sigkill_mid_game_then_restart_offers_the_game_and_resume_continues_it(t
     second.say("send west south east north")
     assert second.read_until("Guess 3 of 4: Player 3 is captain.")[-2].startswith("West south east north: ")
     second.say("quit")
-    assert second.read(2) == ["Goodbye.",
+    assert second.read(2) == ["Back to the lobby.",
                               "The compass code game is kept. Say resume to go on with it, or choose a game."]
     second.say("quit")
     assert second.read(1) == ["Goodbye."]

@@ -43,7 +43,7 @@ def test_the_lobby_by_voice_from_a_recording(tmp_path: Path) -> None:
     assert captions[3:6] == ["Send north east south west.", "North east south west: 0 anchors, 1 clockwise step.",
                              "Guess 2 of 4: Player 2 is captain."]
     assert "> yes" in done.stdout.splitlines()[:8]
-    assert captions[-4:] == ["Goodbye.",
+    assert captions[-4:] == ["Back to the lobby.",
                              "The compass code game is kept. Say resume to go on with it, or choose a game.",
                              "Quit. Is that right?", "Goodbye."]
     (log,) = (data / "games").glob("*-compass-code.jsonl")
@@ -66,7 +66,7 @@ def test_the_lobby_by_voice_with_screens_plays_the_same(tmp_path: Path) -> None:
     captions = [line for line in done.stdout.splitlines() if not line.startswith("> ")]
     assert captions[:2] == ["Which game? Say, for example: let's play compass code with four players.",
                             "Starting compass code with 5 players."]
-    assert captions[-4:] == ["Goodbye.",
+    assert captions[-4:] == ["Back to the lobby.",
                              "The compass code game is kept. Say resume to go on with it, or choose a game.",
                              "Quit. Is that right?", "Goodbye."]
     assert (data / "screens.json").stat().st_mode & 0o777 == 0o600

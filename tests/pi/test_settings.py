@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,77 @@ def test_the_files_voice_reaches_voice_play(tmp_path: Path) -> None:
     s.apply_to_args(loaded, args)
     voice = voice_settings(args)
     assert (voice.voice, voice.rate_wpm, voice.volume) == ("en-gb", 140, 0.5)
+
+
+DOCUMENTED_GAME_KEYS = [(game, key) for game, keys in s.GAME_KEYS.items() for key in keys]
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def test_show_and_init_hold_every_games_key_the_docs_list(tmp_path: Path) -> None:
+    """Issue 36: `settings show` and `settings init` held no [games.*] key but compass code's."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"`games\.([a-z-]+)\.([a-z_]+)`", doc))
+    assert listed == set(DOCUMENTED_GAME_KEYS)
+    path = tmp_path / "conf" / "config.toml"
+    env = {"FACILITATOR_CONFIG": str(path)}
+    shown = run_cli(["settings", "show"], env=env)              # no file: every key, as its default
+    assert shown.returncode == 0, shown.stderr
+    for game, key in DOCUMENTED_GAME_KEYS:
+        default = s.game_key_defaults(game)[key]
+        section = shown.stdout.split(f"[games.{game}]\n", 1)[1].split("\n\n", 1)[0]
+        assert f"# {key} = {toml_value(default)}   (the default)" in section, (game, key, section)
+    assert run_cli(["settings", "init"], env=env).returncode == 0
+    written = s.load(path)
+    for game, key in DOCUMENTED_GAME_KEYS:                    # init writes each, at its default
+        assert written.game_defaults(game)[key] == s.game_key_defaults(game)[key], (game, key)
+    again = run_cli(["settings", "show"], env=env).stdout
+    assert "[games.clover]\nplayers = 4\nextra = 1\n" in again and "(the default)" not in again
+
+
+def test_check_refuses_lan_with_a_loopback_host_as_serve_would(tmp_path: Path) -> None:
+    path = write(tmp_path, '[screens]\nenabled = true\nlan = true\nhost = "127.0.0.1"\n')
+    env = {"FACILITATOR_CONFIG": str(path)}
+    checked = run_cli(["settings", "check"], env=env)
+    assert checked.returncode == 2 and checked.stdout == ""
+    assert checked.stderr == (f"facilitator: settings {path}, line 4: screens.host: '127.0.0.1' is a loopback "
+                              "address: phones cannot open it (with screens.lan = true)\n")
+    served = run_cli(["serve", "--text", "--data-dir", str(tmp_path / "data")], "quit\n", env=env)
+    assert served.returncode == 2 and served.stderr == checked.stderr
+    write(tmp_path, '[screens]\nlan = true\nhost = "192.168.1.20"\n')
+    assert run_cli(["settings", "check"], env=env).returncode == 0
+
+
+@pytest.mark.parametrize("command", [
+    ["settings", "show"], ["settings", "check"], ["serve", "--text"], ["play", "compass-code", "--text"],
+    ["install-service", "--print"], ["play", "compass-code", "--text", "--resume"],
+])
+def test_a_named_settings_file_that_is_missing_is_refused(tmp_path: Path, command: list[str]) -> None:
+    missing = tmp_path / "nonexistent.toml"
+    done = run_cli([*command, "--config", str(missing)], "quit\n",
+                   env={"FACILITATOR_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr == (f"facilitator: settings {missing}: no such file (facilitator settings init "
+                           f"--config {missing} writes one)\n")
+    assert not (tmp_path / "data" / "games").exists()        # nothing started
+
+
+def test_a_named_file_may_be_made_and_the_default_file_may_be_missing(tmp_path: Path) -> None:
+    missing = tmp_path / "new.toml"
+    assert run_cli(["settings", "path", "--config", str(missing)]).stdout == f"{missing}\n"
+    assert run_cli(["settings", "init", "--config", str(missing)]).returncode == 0 and missing.exists()
+    default = run_cli(["settings", "check"], env={"FACILITATOR_CONFIG": str(tmp_path / "absent.toml")})
+    assert default.returncode == 0 and "no file; defaults are used" in default.stdout
+
+
+def test_play_takes_a_settings_file_by_config(tmp_path: Path) -> None:
+    path = write(tmp_path, "[games.clover]\nextra = 3\n")
+    log = tmp_path / "log.jsonl"
+    done = run_cli(["play", "clover", "--text", "--config", str(path), "--private", str(tmp_path / "p.jsonl"),
+                    "--log", str(log)], "status\n")
+    assert done.returncode == 0, done.stderr
+    assert '"extra":3' in log.read_text(encoding="utf-8")

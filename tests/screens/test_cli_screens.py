@@ -29,7 +29,9 @@ def test_screens_leave_text_play_unchanged_and_print_the_address(tmp_path):
     served = run(PLAY + ["--screens", "--port", "0"], tmp_path)
     assert served.returncode == plain.returncode == 0
     assert served.stdout == plain.stdout
-    assert re.fullmatch(r"facilitator: table screen: open http://127\.0\.0\.1:\d+/table/[\w-]{20,}\n",
+    assert re.fullmatch(r"facilitator: table screen: open http://127\.0\.0\.1:\d+/table/[\w-]{20,}\n"
+                        r"facilitator: the game is kept in \S+\.jsonl; continue it with: "   # no --log
+                        r"facilitator play compass-code --text --resume --screens\n",
                         served.stderr)
 
 
@@ -55,7 +57,8 @@ def test_screens_stand_in_for_private_in_voice_play(tmp_path, game, flags):
     assert done.returncode == 0, done.stderr
     assert "needs --private" not in done.stderr and "Traceback" not in done.stderr
     assert "table screen: open http://127.0.0.1:" in done.stderr
-    assert "continuing in text mode" in done.stderr
+    # no microphone at the table: the seats' phones are its microphones, and typed lines work
+    assert "the seats' phones are the microphones" in done.stderr
     assert log.exists() and done.stdout.strip()
 
 

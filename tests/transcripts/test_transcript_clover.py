@@ -35,7 +35,7 @@ BOARD_CHANGE_WORDS = 60
 def _replies(tmp: Path) -> tuple[list[str], list[tuple[str, str, list[str], list[dict]]]]:
     """The opening lines, then (line, intent, public, private) for each scripted line."""
     session, opening = Session.start("clover", players=4, seed=11, options={"extra": 1},
-                                     table=TableData(tmp / "data"))
+                                     table=TableData(tmp / "data"), private_path=tmp / "private.jsonl")
     out = []
     for line in script_lines(SCRIPT):
         reply = session.handle(line)
@@ -92,7 +92,7 @@ def test_clue_writing_is_one_line_per_seat_not_per_clue(tmp_path: Path) -> None:
     assert len(clues) == 17                                  # 16 accepted, 1 refused
     heard = [said for _, public in clues for said in public if not said.startswith("Resolution")
              and not said.startswith("The clues for")]
-    assert heard == ["Player 2, your clue for top was not accepted; the reason is on your screen.",
+    assert heard == ["Player 2, your clue for top was not accepted; the reason is in the private file.",
                      "Player 1's clues are in: 1 of 4 ready.", "Player 2's clues are in: 2 of 4 ready.",
                      "Player 3's clues are in: 3 of 4 ready.", "Player 4's clues are in: 4 of 4 ready."]
 

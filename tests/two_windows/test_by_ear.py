@@ -126,8 +126,8 @@ def test_practice_rules_say_the_practice_length_not_six_rounds(play) -> None:
 
 def test_help_says_what_fits_this_moment_first(play) -> None:
     t = play(packets="1,8,13,4,17,10")
-    assert t.say("help").public[0] == ("Informants, lock a first fact: report a, form round; "
-                                       "or report b, edge notched.")
+    assert t.say("help").public[0] == ("Informants, lock a first fact: report a or report b, "
+                                       "then a fact from your report.")
     t.send_first()
     assert t.say("help").public[0] == "Oak, say final and a name, like final hazel, or say more."
     t.say("more")

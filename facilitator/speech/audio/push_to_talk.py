@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import IO, Any, Protocol
 
 from ...errors import OptionsError
@@ -26,12 +26,20 @@ class Armable(Protocol):
     def submit_text(self, line: str) -> None: ...
 
 
-def read_lines(stream: IO[str], loop: Armable, tap_on_empty: bool) -> threading.Thread:
+def read_lines(stream: IO[str], loop: Armable, tap_on_empty: bool,
+               on_end: Callable[[], None] | None = None) -> threading.Thread:
     """A daemon thread feeding ``stream``'s lines to the loop: typed commands, and
-    (``tap_on_empty``) an empty line as a push-to-talk tap."""
+    (``tap_on_empty``) an empty line as a push-to-talk tap; ``on_end`` when the stream ends."""
+    from ...textplay import FdLines, lines_of
+
+    try:   # a reader of its own descriptor: a buffered stdin waited on by a daemon thread holds
+        source: Iterable[str] = lines_of(FdLines(stream.fileno()))   # its lock, aborting the exit
+    except (AttributeError, OSError, ValueError):
+        source = stream    # no descriptor (a test's text)
+
     def run() -> None:
         try:
-            for line in stream:
+            for line in source:
                 text = line.strip()
                 if not text:
                     if tap_on_empty:
@@ -40,7 +48,9 @@ def read_lines(stream: IO[str], loop: Armable, tap_on_empty: bool) -> threading.
                     continue
                 loop.submit_text(text)
         except (OSError, ValueError, UnicodeDecodeError):
-            return  # stdin closed or unreadable: voice goes on
+            pass  # stdin closed or unreadable: voice goes on
+        if on_end is not None:
+            on_end()
 
     thread = threading.Thread(target=run, name="facilitator-stdin", daemon=True)
     thread.start()

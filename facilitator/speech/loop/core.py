@@ -154,7 +154,11 @@ class LoopCore:
 
     def _confirm(self, intent: str) -> str | None:
         grammar = self.session.grammar
-        return "always" if intent in grammar.always_confirmed else "true" if intent in grammar.confirmed else None
+        if intent in grammar.always_confirmed:
+            return "always"
+        if intent in grammar.confirmed:
+            return "true"
+        return "unsure" if intent in getattr(grammar, "echoed_unsure", ()) else None
 
     def _asides(self) -> frozenset[str]:
         """What answers aloud without changing the game."""

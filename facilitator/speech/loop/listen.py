@@ -74,6 +74,10 @@ __all__ = ["ASIDES", "CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "
            "StreamCaptions", "Tick"]
 
 
+#: what ``end_input`` queues
+_END = "\0end"
+
+
 class ListenLoop(Routing, Conversation):
     """One table's listen loop around a ``Session``."""
 
@@ -196,6 +200,11 @@ class ListenLoop(Routing, Conversation):
         """A typed line (the non-voice equivalent); run at the next tick, unconfirmed."""
         self._inbox.put(line)
 
+    def end_input(self) -> None:
+        """The input ended (stdin closed, at a table whose only microphones are phones):
+        the loop stops at its next tick, the game resumable."""
+        self._inbox.put(_END)
+
     def submit_segment(self, segment: Segment) -> None:
         """An utterance from another microphone (a phone); heard at the next tick."""
         self._inbox.put(segment)
@@ -245,6 +254,9 @@ class ListenLoop(Routing, Conversation):
                 break
             if isinstance(item, Segment):
                 self.hear(item)
+            elif item is _END:
+                self.finish()
+                self.state = LoopState.DONE
             else:
                 self._typed_line(item)
 

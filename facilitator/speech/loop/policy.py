@@ -20,6 +20,7 @@ Listening (``take``)::
         confirm = "always", unsure, unaddressed, not said again -> CHATTER
         confirm = "always", or heard unsure -> ASK   ("... Is that right?")
         confirm = true, heard sure          -> HOLD  (implicit echo, undo window)
+    a free move (confirm = "unsure") the rules accept, heard unsure -> HOLD (its echo and window)
     anything else                           -> APPLY (free or checked commands; a refusal is said)
 
 A command that cannot be taken back (``confirm = "always"``: a final answer, a
@@ -136,7 +137,7 @@ def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool
     """The rule of the module docstring for one command.
 
     ``confirm``: the grammar's marking (None: not marked, ``"true"``: undoable,
-    ``"always"``: asked every time); ``acceptable``: whether the rules would
+    ``"always"``: asked every time, ``"unsure"``: a free move echoed when heard unsure); ``acceptable``: whether the rules would
     accept the command now (an illegal one is refused at once, never echoed);
     ``quiet_refusal``: an unsure, unaddressed command the rules would refuse is
     chatter (the lobby refuses nothing this way)."""
@@ -147,6 +148,8 @@ def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool
     trusted = hearing.sure or hearing.addressed
     if not trusted and quiet_refusal and not acceptable:
         return Take.CHATTER
+    if confirm == "unsure":   # a free move: a misheard one is undone in its window, never asked
+        return Take.HOLD if acceptable and not hearing.sure else Take.APPLY
     if confirm is not None and acceptable:
         if confirm == "always" and not trusted and not hearing.repeated and quiet_refusal:
             return Take.CHATTER
