@@ -21,7 +21,11 @@ evening (``COOKIE_SECONDS``) or until the seat is released.
 
 Every request passes ``guard``'s checks first: bodies are limited before they are
 read, and a state-changing request from another origin's page is refused.  Wrong
-short codes are limited per client address (``guard.CodeTries``).
+short codes are limited per client address (``guard.CodeTries``).  Every response,
+refusals included, carries ``SECURITY_HEADERS``: scripts, styles, workers and
+connections from this origin only, no page may frame the screens, the microphone
+only for this origin's own pages, and no referrer to another site (a join link
+carries its token).
 """
 
 from __future__ import annotations
@@ -68,6 +72,24 @@ COOKIE_SECONDS = 12 * 3600
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
                 "messages": "seat_messages.html", "said": "said.html"}
 
+#: sent with every response.  Only this origin's own scripts, styles, workers (an
+#: AudioWorklet module from /static) and connections (fetch, the event stream); QR
+#: codes are inline SVG; no page of another site may frame the screens (a tap
+#: could be stolen); the microphone only for these pages; no referrer leaves for
+#: another site.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; worker-src 'self'; media-src 'self'; object-src 'none'; "
+                           "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # not "no-referrer": a form posted by a page without its script would then carry
+    # ``Origin: null`` and be refused as another origin's
+    "Referrer-Policy": "same-origin",
+    "Permissions-Policy": "microphone=(self), camera=(), geolocation=()",
+}
+
 
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("facilitator.screens", "templates"),
@@ -106,7 +128,7 @@ class Screens:
         ])
         #: the host names requests may carry (the server sets them); None: any
         self.allowed_hosts: set[str] | None = None
-        self.app = HostCheck(BodyLimit(SameOrigin(self.routes)), lambda: self.allowed_hosts)
+        self.app = SecurityHeaders(HostCheck(BodyLimit(SameOrigin(self.routes)), lambda: self.allowed_hosts))
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
@@ -399,6 +421,28 @@ class Screens:
 
 class _Released(Exception):
     """The seat was released while its screen was open."""
+
+
+class SecurityHeaders:
+    """ASGI middleware: ``SECURITY_HEADERS`` on every response (pages, static files, the
+    event streams, refusals), unless the response set one itself."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *(h for h in self.headers if h[0] not in present)]}
+            await send(message)
+        await self.app(scope, receive, with_headers)
 
 
 _NO_STORE = {"Cache-Control": "no-store"}
