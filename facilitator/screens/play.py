@@ -5,7 +5,8 @@ text mode, the listen loop in voice mode).  Both go through the hub's one lock.
 The table screen's address goes to stderr (stdout stays the announcements).
 With a log, the seats are kept in the data directory for that game, so
 ``play --screens --resume LOG`` serves the same links, table key and seat cookies:
-open pages reconnect by themselves.
+open pages reconnect by themselves.  A new game never takes over a previous
+game's seats, even one logged at the same path.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from typing import IO, cast
 
 from ..session import Reply, Session
+from .seats import discard_kept
 from .server import ScreenServer, ScreenSettings, store_for
 
 
@@ -23,9 +25,13 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
     err = err or sys.stderr
     log = session.log.path
     settings = ScreenSettings(lan=bool(args.lan), port=int(args.port), host=getattr(args, "host", None))
-    server = ScreenServer(session, opening, settings,
-                          store=store_for(session.table.directory) if log is not None else None,
-                          owner=f"play:{log.resolve()}" if log is not None else "")
+    # the seats belong to this game of this log: a new game started at the path of a
+    # deleted log gets new seats (the previous game's holders must not read its secrets)
+    owner = f"play:{log.resolve()}:{session.game_id}" if log is not None else ""
+    store = store_for(session.table.directory) if log is not None else None
+    if store is not None and not getattr(args, "resume", None):
+        discard_kept(store, owner)
+    server = ScreenServer(session, opening, settings, store=store, owner=owner)
     server.start()
     print(f"facilitator: table screen: open {server.table_url}", file=err, flush=True)
     if server.seats.unsaved:
