@@ -71,6 +71,9 @@ COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
                 "messages": "seat_messages.html", "said": "said.html"}
+#: the parts of a game's table screen a live update may replace (board first)
+TABLE_REGIONS = {"board": "table_board.html", "status": "table_status.html", "aside": "table_aside.html",
+                 "live": "table_live.html", "said": "said.html"}
 
 #: sent with every response.  Only this origin's own scripts, styles, workers (an
 #: AudioWorklet module from /static) and connections (fetch, the event stream); QR
@@ -180,9 +183,10 @@ class Screens:
 
     def _table_regions(self, request: Request) -> dict[str, str]:
         context = self._table_context(request)
-        live = "lobby_live.html" if is_lobby(self.hub) else "table_live.html"
-        return {"live": self.env.get_template(live).render(**context),
-                "said": self.env.get_template("said.html").render(**context)}
+        if is_lobby(self.hub):
+            return {"live": self.env.get_template("lobby_live.html").render(**context),
+                    "said": self.env.get_template("said.html").render(**context)}
+        return {region: self.env.get_template(name).render(**context) for region, name in TABLE_REGIONS.items()}
 
     async def table_command(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -349,36 +353,45 @@ class Screens:
                    back: str, audiences: Callable[[], frozenset[Any]]) -> Response:
         """Send a control's command through the session, off the event loop (in voice play
         the listen loop applies it, and this waits for its reply)."""
+        if control is not None and control.missing(values) is not None:
+            # a picker left on "Choose…" (a page without its script, or a program): nothing
+            # is sent for it, and nothing is taken as a default
+            return JSONResponse({"error": "choose"}, status_code=422) if _wants_json(request) \
+                else RedirectResponse(back, status_code=303)
         text = control.command(values) if control is not None else None
         if text is None or control is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
         if values.get("confirm") != "yes":
-            question = await _off(lambda: self._question(control.intent))
+            question = await _off(lambda: self._question(control.intent, control.shown(values)))
             if question:
                 kept = {k: v for k, v in values.items() if k != "confirm"}
                 return self._ask(request, question, str(request.url.path), kept, back)
         reply = await _off(lambda: self.hub.submit(text))
         if reply is None:        # the voice loop has it queued; the screens update when it is done
-            return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+            return _done(request, back, {"command": text, "accepted": None, "public": [], "private": [],
+                                         "version": self.hub.version})
 
         # who may read the reply is decided from the state the command produced: the
         # keeper whose leg just ended is no longer the keeper, so the next leg's route
         # (private to the new keeper) is not its to read
-        def answered() -> tuple[frozenset[Any], bool]:
+        # ``version``: the screens' version this reply belongs to; a page clears the reply
+        # at the first live update after it (the game moved on, so it no longer says what is so)
+        def answered() -> tuple[frozenset[Any], bool, int]:
             with self.hub.lock:
-                return audiences(), self._refused(reply.logged)
-        readers, refused = await _off(answered)
+                return audiences(), self._refused(reply.logged), self.hub.version
+        readers, refused, version = await _off(answered)
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted and not refused,
-                                     "public": reply.public, "private": mine})
+                                     "public": reply.public, "private": mine, "version": version})
 
-    def _question(self, intent: str) -> str | None:
-        """The question a click of ``intent`` is asked first (it discards progress), or None."""
+    def _question(self, intent: str, shown: dict[str, str]) -> str | None:
+        """The question a click of ``intent`` is asked first (it discards progress or cannot
+        be taken back), naming what was picked (``shown``), or None."""
         with self.hub.lock:
             if is_lobby(self.hub):
                 return None
-            return screen_for(self.hub.session.referee).confirmation(intent)
+            return screen_for(self.hub.session.referee).confirmation(intent, shown)
 
     def _refused(self, logged: list[dict[str, Any]]) -> bool:
         """Did the game refuse what was sent, though it logged why (a clue refused)?"""
