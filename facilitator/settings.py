@@ -12,7 +12,8 @@ range or malformed TOML is refused with the file, the line and the reason
     [devices]   input, output
     [listening] recognizer, vosk_model, gate, push_to_talk, second_engine, voices
     [data]      directory
-    [screens]   enabled, lan, port, host (``serve`` with the table and seat screens)
+    [screens]   enabled, lan, port, host (``serve`` with the table and seat screens),
+                result_seconds (``play --screens``: how long the result stays up)
     [service]   quit_stops
     [games.GAME] players, and the game's options (mode, keeper, pool, extra)
 """
@@ -103,6 +104,9 @@ class Screens:
     lan: bool = False
     port: int = 8000
     host: str | None = None
+    #: ``play --screens``: how long the screens keep showing the result after the game's
+    #: end before play exits (0: at once); "quit" or Ctrl-C closes them sooner
+    result_seconds: int = 300
 
 
 @dataclass(frozen=True)
@@ -255,7 +259,9 @@ class _Validator:
         screens = Screens(enabled=self.flag(sc, "screens", "enabled", Screens.enabled),
                           lan=self.flag(sc, "screens", "lan", Screens.lan),
                           port=self.number(sc, "screens", "port", int, 0, 65535, Screens.port),
-                          host=self.text(sc, "screens", "host"))
+                          host=self.text(sc, "screens", "host"),
+                          result_seconds=self.number(sc, "screens", "result_seconds", int, 0, 86400,
+                                                     Screens.result_seconds))
         service = Service(quit_stops=self.flag(sv, "service", "quit_stops", Service.quit_stops))
         directory = self.text(da, "data", "directory")
         return Settings(speech, devices, listening, Path(directory).expanduser() if directory else None,
@@ -364,6 +370,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("second_engine", "listening", "second_engine"),
     ("voices", "listening", "voices"),
     ("data_dir", "", "data_directory"),
+    ("result_seconds", "screens", "result_seconds"),
 )
 
 
@@ -451,6 +458,7 @@ enabled = false              # serve: the table screen and the players' phones
 lan = false                  # true: phones on the local network can join
 port = 8000
 # host = "192.168.1.20"      # the address phones use (default: this machine's, found by itself)
+result_seconds = 300         # play --screens: the result stays on the screens this long after the end
 
 [service]
 quit_stops = false           # true: "quit" in the lobby stops the service (else only systemctl does)

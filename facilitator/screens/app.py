@@ -74,6 +74,9 @@ SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "
 #: the parts of a game's table screen a live update may replace (board first)
 TABLE_REGIONS = {"board": "table_board.html", "status": "table_status.html", "aside": "table_aside.html",
                  "live": "table_live.html", "said": "said.html"}
+#: the server-sent event that tells every open page the screens are closing at the
+#: game's end: it keeps what it shows (the result) and stops reconnecting
+CLOSED_EVENT = "event: closed\ndata: {}\n\n"
 
 #: sent with every response.  Only this origin's own scripts, styles, workers (an
 #: AudioWorklet module from /static) and connections (fetch, the event stream); QR
@@ -112,7 +115,10 @@ class Screens:
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
         self.env = _environment()
+        #: the server is stopping; ``finished``: because the game is over (the pages then
+        #: keep the result and stop reconnecting), not mid-game (they reconnect on resume)
         self.closing = False
+        self.finished = False
         static = StaticFiles(packages=[("facilitator.screens", "static")])
         self.routes = Starlette(routes=[
             Route("/", self.home),
@@ -428,6 +434,8 @@ class Screens:
                     return
                 await asyncio.sleep(POLL_SECONDS)
                 idle += POLL_SECONDS
+            if self.finished:
+                yield CLOSED_EVENT
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={**_NO_STORE, "X-Accel-Buffering": "no"})
 
