@@ -77,6 +77,8 @@ class Hub:
         self.echo: Callable[[Reply], None] | None = None
         #: a "quit" was applied (by any caller): the table service goes back to the lobby
         self.quit_requested = False
+        #: the game that just ended, while the lobby shows (its result is shown there)
+        self.finished: Any = None
         #: the logs whose announcements the screens show already (shown once)
         self._shown_logs: set[Any] = set()
         self._load_history(opening)
@@ -87,6 +89,10 @@ class Hub:
         ``session`` from now on (its private messages rebuilt from its log), and
         ``public`` is announced.  Seats, links and the announcements so far stay."""
         with self._changed:
+            previous = self.session
+            # the lobby after a finished game shows its result (a game left mid-way shows none)
+            ended = getattr(previous, "over", False) and getattr(previous, "referee", None) is not None
+            self.finished = previous if ended and session is not previous else None
             self.session = session
             self.quit_requested = False
             self.private = []
