@@ -76,7 +76,7 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     expect(table.locator("h1")).to_contain_text("Compass Code")
     expect(table.locator("#region-status")).to_contain_text("guess 2 of 4")
     captain_before = phones[1].locator("#region-prompt").inner_text(timeout=WAIT_MS)
-    status_before = table.locator("#region-status .status p").all_inner_texts()   # one a sentence
+    status_before = table.locator("#region-status .status p").all_text_contents()   # one a sentence
 
     # a crash: every open page says so, visibly and to a screen reader ...
     service.kill()
