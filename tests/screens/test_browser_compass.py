@@ -77,6 +77,9 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     expect(captain.locator(".route")).to_have_count(0)        # the captain never sees the route
 
+    # no picker of a move starts on a value: a guess or the bearing check is never one tap
+    for picker in ("#send-a", "#send-b", "#send-c", "#send-d", "#check-direction", "#check-position"):
+        expect(captain.locator(picker)).to_have_value("")
     for field, direction in zip("abcd", "NESW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")

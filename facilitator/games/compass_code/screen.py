@@ -28,16 +28,19 @@ class CompassScreen(GameScreen):
     def seat_controls(self, state: State, seat: int, legal: set[str]) -> list[Control]:
         out: list[Control] = []
         directions = self._direction_options()
+        # no picker starts on a value: a guess or the leg's one bearing check is never a tap on a default
+        choose = self.word("controls", "choose")
         if seat == state.captain and "send" in legal:
-            picks = tuple(Field(k, self.word("controls", f"position-{i}"), directions)
+            picks = tuple(Field(k, self.word("controls", f"position-{i}"), directions, choose=choose)
                           for i, k in enumerate("abcd", 1))
             out.append(Control("send", self.word("controls", "send"), "send {a}{b}{c}{d}", picks,
                                intent="send"))
             if "check" in legal:
                 out.append(Control("check", self.word("controls", "check"), "check {direction} {position}",
-                                   (Field("direction", self.word("controls", "direction"), directions),
+                                   (Field("direction", self.word("controls", "direction"), directions,
+                                          choose=choose),
                                     Field("position", self.word("controls", "position"),
-                                          tuple((str(n), str(n)) for n in range(1, 5)))),
+                                          tuple((str(n), str(n)) for n in range(1, 5)), choose=choose)),
                                    intent="check"))
         if seat == state.keeper and "route card" in legal:
             cards = tuple((str(n), str(n)) for n in range(1, 25))
@@ -47,7 +50,6 @@ class CompassScreen(GameScreen):
         if seat == state.keeper and "feedback" in legal:
             # a keeper's totals cannot be taken back: nothing is preselected, and they are asked first
             numbers = tuple((str(n), str(n)) for n in range(5))
-            choose = self.word("controls", "choose-number")
             out.append(Control("feedback", self.word("controls", "feedback"), "feedback {anchors} {clockwise}",
                                (Field("anchors", self.word("controls", "anchors"), numbers, choose=choose),
                                 Field("clockwise", self.word("controls", "clockwise"), numbers, choose=choose)),
