@@ -96,11 +96,12 @@ _BOARD_FACTS = """() => {
 TABLE_SIZES = ((1280, 800), (1920, 1080))
 
 
-def assert_board_first(table: Any, sizes: tuple[tuple[int, int], ...] = TABLE_SIZES) -> None:
+def assert_board_first(table: Any, name: str, sizes: tuple[tuple[int, int], ...] = TABLE_SIZES) -> None:
     """The table screen lays the board out first: at each size (unscrolled) the whole
     board is in view, the announcements beside it (to its right, in view, their
     newest line too); on a phone-sized screen the board still comes first,
-    before where we are and the announcements.  The page's size is put back."""
+    before where we are and the announcements.  The page's size is put back; what
+    each size showed is kept as ``tests/artifacts/layout-NAME-WxH.png``."""
     from playwright.sync_api import expect
 
     before = table.viewport_size
@@ -119,6 +120,8 @@ def assert_board_first(table: Any, sizes: tuple[tuple[int, int], ...] = TABLE_SI
             assert newest is None or (newest["bottom"] <= min(height, log["bottom"]) + 1
                                       and newest["top"] >= log["top"] - 1), where        # the newest line too
             assert facts["wide"] <= 1, where
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            table.screenshot(path=str(ARTIFACTS / f"layout-{name}-{width}x{height}.png"))
         table.set_viewport_size({"width": 390, "height": 844})
         table.wait_for_function("() => window.innerWidth === 390")
         table.evaluate("window.scrollTo(0, 0)")

@@ -196,7 +196,7 @@ def test_clues_then_board_by_touch(start_server, device):
             assert accessibility_problems(table) == []
             screenshot(phone, "seat-clover-guessers")
             board_shot(committer, "#region-view", "clover-seat")
-            assert_board_first(table)
+            assert_board_first(table, "clover")
             # the card words at the page's own text size at least, never broken inside a
             # word, on the table screen and on a 390 px phone (the committer's)
             for page, width, height in ((table, 1280, 800), (committer, 390, 844)):

@@ -143,7 +143,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
     screenshot(captain, "seat-compass-captain")
     board_shot(table, "#board", "compass-table")
     board_shot(keeper, "#region-view", "compass-seat")
-    assert_board_first(table)
+    assert_board_first(table, "compass")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
     third = join_seat(device, table, 3)

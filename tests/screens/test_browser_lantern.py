@@ -79,7 +79,7 @@ def test_a_whole_game_by_buttons(start_server, device):
     screenshot(table, "table-lantern")
     board_shot(table, "#board", "lantern-table")
     assert accessibility_problems(table) == []
-    assert_board_first(table)
+    assert_board_first(table, "lantern")
 
     # a phone's reply says what its tap did, and goes once the game moves on: it never
     # stays over the board saying "...'s turn" when the prompt says "Your turn"

@@ -75,7 +75,7 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
     screenshot(holder_b, "seat-two-windows-reveal")
 
-    assert_board_first(table)
+    assert_board_first(table, "two-windows")
     # the final answer and "more" cannot be taken back: no name is preselected, a tap
     # without one sends nothing, and each tap is asked first (No keeps things)
     logged = server.hub.session.log.path.read_text(encoding="utf-8")
