@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     play.set_defaults(keep_phone_audio=None)   # [screens] keep_phone_audio (settings only)
     play.add_argument("--host", metavar="ADDRESS",
                       help="with --screens --lan: the address phones use (default: this machine's LAN address)")
+    play.add_argument("--result-seconds", type=int, metavar="SECONDS",
+                      help="with --screens: how long the screens show the result after the game's end "
+                           "(default 300; 0: close at once; quit or Ctrl-C closes them sooner)")
     play.add_argument("--data-dir", type=_path, help="the table's data directory")
     play.add_argument("--config", type=Path, metavar="PATH", help="settings file (default: the platform's)")
     play.add_argument("--mode", help="compass-code: standard, gentle or tight")

@@ -12,7 +12,8 @@ range or malformed TOML is refused with the file, the line and the reason
     [devices]   input, output
     [listening] recognizer, vosk_model, gate, push_to_talk, second_engine, voices
     [data]      directory
-    [screens]   enabled, lan, port, host, keep_phone_audio (the table and seat screens)
+    [screens]   enabled, lan, port, host, keep_phone_audio (the table and seat screens),
+                result_seconds (``play --screens``: how long the result stays up)
     [service]   quit_stops
     [games.GAME] players, and the game's options (mode, keeper, pool, extra)
 """
@@ -116,6 +117,9 @@ class Screens:
     port: int = 8000
     host: str | None = None
     keep_phone_audio: bool = False
+    #: ``play --screens``: how long the screens keep showing the result after the game's
+    #: end before play exits (0: at once); "quit" or Ctrl-C closes them sooner
+    result_seconds: int = 300
 
 
 @dataclass(frozen=True)
@@ -280,7 +284,9 @@ class _Validator:
                           port=self.number(sc, "screens", "port", int, 0, 65535, Screens.port),
                           host=self.text(sc, "screens", "host"),
                           keep_phone_audio=self.flag(sc, "screens", "keep_phone_audio",
-                                                     Screens.keep_phone_audio))
+                                                     Screens.keep_phone_audio),
+                          result_seconds=self.number(sc, "screens", "result_seconds", int, 0, 86400,
+                                                     Screens.result_seconds))
         if screens.lan and screens.host is not None:
             from .addresses import is_loopback
 
@@ -400,6 +406,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("voices", "listening", "voices"),
     ("data_dir", "", "data_directory"),
     ("keep_phone_audio", "screens", "keep_phone_audio"),
+    ("result_seconds", "screens", "result_seconds"),
 )
 
 
@@ -504,6 +511,7 @@ lan = false                  # true: phones on the local network can join
 port = 8000
 # host = "192.168.1.20"      # the address phones use (default: this machine's, found by itself)
 keep_phone_audio = false     # true: keep each phone's utterance as a WAV in the data directory
+result_seconds = 300         # play --screens: the result stays on the screens this long after the end
 
 [service]
 quit_stops = false           # true: "quit" in the lobby stops the service (else only systemctl does)

@@ -33,6 +33,13 @@ Panels are plain dicts (``{"kind": ...}``) the screens' templates know:
 * ``columns``: items ({"heading", "items"}) side by side, empty (shown for none)
 * ``details``: summary, table (as ``table``): folded away, a tap to open
 
+Two keys any panel may carry say where it goes (the layout is the game's call):
+
+* ``public``: on a seat screen, a panel everyone at the table sees too (the board);
+  the others are the seat's private view, headed "Only for you"
+* ``aside``: on the table screen, a panel shown apart from the board, after it
+  (Clover's dial and its Record of Legends), so that the board itself comes first
+
 A ``Term`` is a string, or ``{"text": shown, "say": words}`` when what is shown
 (letters: "E S N W") is not what a screen reader should say ("east, south, north, west").
 """
@@ -59,13 +66,17 @@ def term(text: str, say: str | None = None) -> Any:
 @dataclass(frozen=True)
 class Field:
     """One input of a form: a choice among ``options`` (value, shown), or free text.
-    ``check``: while typing, the screen shows what sending it would answer."""
+    ``check``: while typing, the screen shows what sending it would answer.
+    ``choose``: nothing is preselected; the picker opens on these words ("Choose a
+    name") and the form is not sent until a value is picked (a move that cannot be
+    taken back is never one tap on a default)."""
 
     name: str
     label: str
     options: tuple[tuple[str, str], ...] = ()
     text: bool = False
     check: bool = False
+    choose: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,18 @@ class Control:
         if any(f.text for f in self.fields):
             return "text"
         return "form" if self.fields else "button"
+
+    def missing(self, values: dict[str, str]) -> Field | None:
+        """The first field that must be picked (``choose``) and was left empty."""
+        return next((f for f in self.fields if f.choose and not str(values.get(f.name, "")).strip()), None)
+
+    def shown(self, values: dict[str, str]) -> dict[str, str]:
+        """The posted values as the form shows them (a picker's words, not its value)."""
+        out: dict[str, str] = {}
+        for f in self.fields:
+            value = " ".join(str(values.get(f.name, "")).split())
+            out[f.name] = dict(f.options).get(value, value)
+        return out
 
     def command(self, values: dict[str, str]) -> str | None:
         """The command text for posted ``values``; None when a value is not offered."""
@@ -188,10 +211,17 @@ class GameScreen:
         """Public things the table screen shows besides the status and the scores."""
         return []
 
-    def confirmation(self, intent: str) -> str | None:
+    def confirmation(self, intent: str, shown: dict[str, str] | None = None) -> str | None:
         """The question a click of ``intent`` is asked before it is sent, for a move that
-        discards progress (the game's ``[confirm]`` words); None: sent at once."""
-        return self.labels().get("confirm", {}).get(intent)
+        discards progress or cannot be taken back (the game's ``[confirm]`` words, which
+        may name what was picked: ``{name}`` is the picked name as shown); None: sent at once."""
+        question = self.labels().get("confirm", {}).get(intent)
+        if question is None or not shown:
+            return question
+        try:
+            return question.format(**shown)
+        except (KeyError, IndexError, ValueError):
+            return question
 
     def release_sees(self, state: Any, seat: int) -> str | None:
         """What the next device holding ``seat`` would see that is hidden now (said when

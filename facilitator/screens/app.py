@@ -22,7 +22,11 @@ evening (``COOKIE_SECONDS``) or until the seat is released.
 
 Every request passes ``guard``'s checks first: bodies are limited before they are
 read, and a state-changing request from another origin's page is refused.  Wrong
-short codes are limited per client address (``guard.CodeTries``).
+short codes are limited per client address (``guard.CodeTries``).  Every response,
+refusals included, carries ``SECURITY_HEADERS``: scripts, styles, workers and
+connections from this origin only, no page may frame the screens, the microphone
+only for this origin's own pages, and no referrer to another site (a join link
+carries its token).
 """
 
 from __future__ import annotations
@@ -73,6 +77,30 @@ COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
                 "messages": "seat_messages.html", "said": "said.html", "talk": "talk.html"}
+#: the parts of a game's table screen a live update may replace (board first)
+TABLE_REGIONS = {"board": "table_board.html", "status": "table_status.html", "aside": "table_aside.html",
+                 "live": "table_live.html", "said": "said.html"}
+#: the server-sent event that tells every open page the screens are closing at the
+#: game's end: it keeps what it shows (the result) and stops reconnecting
+CLOSED_EVENT = "event: closed\ndata: {}\n\n"
+
+#: sent with every response.  Only this origin's own scripts, styles, workers (an
+#: AudioWorklet module from /static) and connections (fetch, the event stream); QR
+#: codes are inline SVG; no page of another site may frame the screens (a tap
+#: could be stolen); the microphone only for these pages; no referrer leaves for
+#: another site.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; worker-src 'self'; media-src 'self'; object-src 'none'; "
+                           "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # not "no-referrer": a form posted by a page without its script would then carry
+    # ``Origin: null`` and be refused as another origin's
+    "Referrer-Policy": "same-origin",
+    "Permissions-Policy": "microphone=(self), camera=(), geolocation=()",
+}
 
 
 def _environment() -> Environment:
@@ -98,7 +126,10 @@ class Screens:
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
         self.env = _environment()
+        #: the server is stopping; ``finished``: because the game is over (the pages then
+        #: keep the result and stop reconnecting), not mid-game (they reconnect on resume)
         self.closing = False
+        self.finished = False
         static = StaticFiles(packages=[("facilitator.screens", "static")])
         self.routes = Starlette(routes=[
             Route("/", self.home),
@@ -118,7 +149,7 @@ class Screens:
         ])
         #: the host names requests may carry (the server sets them); None: any
         self.allowed_hosts: set[str] | None = None
-        self.app = HostCheck(BodyLimit(SameOrigin(self.routes)), lambda: self.allowed_hosts)
+        self.app = SecurityHeaders(HostCheck(BodyLimit(SameOrigin(self.routes)), lambda: self.allowed_hosts))
 
     # -- rendering ---------------------------------------------------------------------
     def render(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
@@ -173,9 +204,10 @@ class Screens:
 
     def _table_regions(self, request: Request) -> dict[str, str]:
         context = self._table_context(request)
-        live = "lobby_live.html" if is_lobby(self.hub) else "table_live.html"
-        return {"live": self.env.get_template(live).render(**context),
-                "said": self.env.get_template("said.html").render(**context)}
+        if is_lobby(self.hub):
+            return {"live": self.env.get_template("lobby_live.html").render(**context),
+                    "said": self.env.get_template("said.html").render(**context)}
+        return {region: self.env.get_template(name).render(**context) for region, name in TABLE_REGIONS.items()}
 
     async def table_command(self, request: Request) -> Response:
         if not self._is_table(request):
@@ -343,36 +375,45 @@ class Screens:
                    back: str, audiences: Callable[[], frozenset[Any]]) -> Response:
         """Send a control's command through the session, off the event loop (in voice play
         the listen loop applies it, and this waits for its reply)."""
+        if control is not None and control.missing(values) is not None:
+            # a picker left on "Choose…" (a page without its script, or a program): nothing
+            # is sent for it, and nothing is taken as a default
+            return JSONResponse({"error": "choose"}, status_code=422) if _wants_json(request) \
+                else RedirectResponse(back, status_code=303)
         text = control.command(values) if control is not None else None
         if text is None or control is None:
             return JSONResponse({"error": "not-offered"}, status_code=409) if _wants_json(request) \
                 else RedirectResponse(back, status_code=303)
         if values.get("confirm") != "yes":
-            question = await _off(lambda: self._question(control.intent))
+            question = await _off(lambda: self._question(control.intent, control.shown(values)))
             if question:
                 kept = {k: v for k, v in values.items() if k != "confirm"}
                 return self._ask(request, question, str(request.url.path), kept, back)
         reply = await _off(lambda: self.hub.submit(text))
         if reply is None:        # the voice loop has it queued; the screens update when it is done
-            return _done(request, back, {"command": text, "accepted": None, "public": [], "private": []})
+            return _done(request, back, {"command": text, "accepted": None, "public": [], "private": [],
+                                         "version": self.hub.version})
 
         # who may read the reply is decided from the state the command produced: the
         # keeper whose leg just ended is no longer the keeper, so the next leg's route
         # (private to the new keeper) is not its to read
-        def answered() -> tuple[frozenset[Any], bool]:
+        # ``version``: the screens' version this reply belongs to; a page clears the reply
+        # at the first live update after it (the game moved on, so it no longer says what is so)
+        def answered() -> tuple[frozenset[Any], bool, int]:
             with self.hub.lock:
-                return audiences(), self._refused(reply.logged)
-        readers, refused = await _off(answered)
+                return audiences(), self._refused(reply.logged), self.hub.version
+        readers, refused, version = await _off(answered)
         mine = [line["text"] for line in reply.private if line["audience"] in readers]
         return _done(request, back, {"command": text, "accepted": reply.accepted and not refused,
-                                     "public": reply.public, "private": mine})
+                                     "public": reply.public, "private": mine, "version": version})
 
-    def _question(self, intent: str) -> str | None:
-        """The question a click of ``intent`` is asked first (it discards progress), or None."""
+    def _question(self, intent: str, shown: dict[str, str]) -> str | None:
+        """The question a click of ``intent`` is asked first (it discards progress or cannot
+        be taken back), naming what was picked (``shown``), or None."""
         with self.hub.lock:
             if is_lobby(self.hub):
                 return None
-            return screen_for(self.hub.session.referee).confirmation(intent)
+            return screen_for(self.hub.session.referee).confirmation(intent, shown)
 
     def _refused(self, logged: list[dict[str, Any]]) -> bool:
         """Did the game refuse what was sent, though it logged why (a clue refused)?"""
@@ -409,12 +450,36 @@ class Screens:
                     return
                 await asyncio.sleep(POLL_SECONDS)
                 idle += POLL_SECONDS
+            if self.finished:
+                yield CLOSED_EVENT
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={**_NO_STORE, "X-Accel-Buffering": "no"})
 
 
 class _Released(Exception):
     """The seat was released while its screen was open."""
+
+
+class SecurityHeaders:
+    """ASGI middleware: ``SECURITY_HEADERS`` on every response (pages, static files, the
+    event streams, refusals), unless the response set one itself."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *(h for h in self.headers if h[0] not in present)]}
+            await send(message)
+        await self.app(scope, receive, with_headers)
 
 
 _NO_STORE = {"Cache-Control": "no-store"}

@@ -95,6 +95,8 @@ class Hub:
         # phones as microphones: who listens (None: text play), and what it made of each seat's last utterance
         self._listener: PhoneListener | None = None
         self._heard: dict[int, PhoneHeard] = {}
+        #: the game that just ended, while the lobby shows (its result is shown there)
+        self.finished: Any = None
         self._load_history(opening)
 
     # -- history -------------------------------------------------------------------
@@ -107,6 +109,10 @@ class Hub:
         resumed it was recorded already (a resumed game's earlier announcements with it,
         as ``Reply.history``), so the screens' logs only ever grow at their end."""
         with self._changed:
+            previous = self.session
+            # the lobby after a finished game shows its result (a game left mid-way shows none)
+            ended = getattr(previous, "over", False) and getattr(previous, "referee", None) is not None
+            self.finished = previous if ended and session is not previous else None
             self.session = session
             self.quit_requested = False
             self.private = []

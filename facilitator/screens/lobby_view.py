@@ -20,7 +20,7 @@ from . import controls as ctl
 from .hub import Hub
 from .labels import labels
 from .seats import Seats
-from .views import SHOWN_ANNOUNCEMENTS, qr_svg, talk_view
+from .views import SHOWN_ANNOUNCEMENTS, qr_svg, status_lines, talk_view
 
 #: what the screens call the lobby (the page kind; see ``Screens.page``)
 LOBBY = "lobby"
@@ -53,6 +53,15 @@ def lobby_controls(lobby: Any) -> list[ctl.Control]:
     return out + [ctl.Control(q, words[q], q, intent=q) for q in LOBBY_QUERIES]
 
 
+def last_result(hub: Hub) -> dict[str, Any] | None:
+    """The game that just ended, while the lobby shows: its name and its result, so the
+    table (and every phone) still sees how it ended when the lobby follows at once."""
+    finished = hub.finished if is_lobby(hub) else None
+    if finished is None:
+        return None
+    return {"game": screen_for(finished.referee).title(), "lines": status_lines(finished)}
+
+
 def lobby_table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
     with hub.lock:
         lobby: Any = hub.session
@@ -63,7 +72,7 @@ def lobby_table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
         return {"game": LOBBY, "version": hub.version, "prompt": lobby.prompt(),
                 "offer": lobby.spoken(lobby.offer.game) if lobby.offer is not None else None,
                 "controls": lobby_controls(lobby), "seats": rows, "action": "/table-command",
-                "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS)}
+                "last": last_result(hub), "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS)}
 
 
 def waiting_seat_view(hub: Hub, number: int) -> dict[str, Any]:
@@ -71,7 +80,7 @@ def waiting_seat_view(hub: Hub, number: int) -> dict[str, Any]:
     with hub.lock:
         in_lobby = is_lobby(hub)
         return {"seat": number, "version": hub.version, "in_lobby": in_lobby,
-                "game": LOBBY if in_lobby else screen_for(hub.session.referee).title(),
+                "game": LOBBY if in_lobby else screen_for(hub.session.referee).title(), "last": last_result(hub),
                 "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
                 "talk": talk_view(hub, number)}
 

@@ -167,6 +167,19 @@ def _read_store(path: Path, owner: str) -> dict[str, Any] | None:
         return None
 
 
+def discard_kept(store: Path, owner: str) -> None:
+    """A new game for ``owner``: the seats kept for it are not reused (its log was
+    deleted and a new game started at the same path, with the same seed even); the
+    previous holders' cookies are dead, and the store is written afresh by the new
+    game's seats.  Another owner's seats are left alone."""
+    if _read_store(store, owner) is None:
+        return
+    try:
+        store.unlink()
+    except FileNotFoundError:
+        pass
+
+
 def _short_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 

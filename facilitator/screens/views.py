@@ -1,7 +1,8 @@
 """What each screen shows, as plain values for the templates.
 
 The table view holds public things only: announcements, the status sentence, the
-scores, the seats' join links and the game's public panels.  A seat view holds
+scores, the seats' join links and the game's public panels (the board, and what
+the game shows apart from it).  A seat view holds
 what the seat's audiences may see now: the game's panels built from the referee's
 ``private_view`` (from the state, so a late screen misses nothing) and the private
 messages the session produced for them.  What the panels and controls are is the
@@ -51,11 +52,17 @@ def table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
             seat_rows.append({"number": number, "name": name,
                               "held": seat.held, "url": url, "code": seat.code, "qr": qr_svg(url)})
         screen = screen_for(session.referee)
+        panels = screen.table_panels(session.state)
+        board = [p for p in panels if not p.get("aside")]
         return {
             "game": screen.title(), "version": hub.version,
             "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
             "status": status_lines(session), "over": session.over,
-            "scores": screen.scores(session.state), "panels": screen.table_panels(session.state),
+            "scores": screen.scores(session.state), "board": board,
+            "aside": [p for p in panels if p.get("aside")],
+            # the board comes first; with no board (yet, or any more: the result) the status
+            # sentence takes its place, large
+            "status_first": session.over or not board,
             "controls": ctl.table_controls(session), "seats": seat_rows, "action": "/table-command",
         }
 
@@ -71,7 +78,8 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
             "version": hub.version, "panels": screen_for(referee).seat_panels(state, audiences),
             "messages": [(line.seq, line.text) for line in lines],
             "controls": ctl.seat_controls(session, number), "prompt": ctl.prompt(session, number),
-            "over": session.over, "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
+            "over": session.over, "result": status_lines(session) if session.over else [],
+            "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
             "action": f"/seat/{number}/command", "talk": talk_view(hub, number),
         }
 

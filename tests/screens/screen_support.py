@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +20,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 #: generous waits: the machine is small and shared
 WAIT_MS = 20_000
+ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 60
 
 
 def screenshot(page: Any, name: str) -> Path:
@@ -56,3 +67,138 @@ def join_seat(device: Any, table: Any, seat: int) -> Any:
     page.goto(href)
     page.wait_for_url(f"**/seat/{seat}")
     return page
+
+
+def answer_asked(page: Any, button: str, question: str, yes: bool = True) -> None:
+    """A tap that cannot be taken back (or discards progress) only asks: the question
+    shows in the tapped control's form, focus on No; Yes sends it, No keeps things."""
+    from playwright.sync_api import expect
+
+    page.click(button)
+    ask = page.locator(button).locator("xpath=ancestor::form").locator(".ask")
+    expect(ask.locator(".question")).to_contain_text(question)
+    expect(ask.locator("button.no")).to_be_focused()            # nothing preselected: Enter keeps things
+    ask.locator("button.yes" if yes else "button.no").click()
+
+
+#: where the board, the announcements and their newest line are on the table screen now
+_BOARD_FACTS = """() => {
+  const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+                        return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const items = document.querySelectorAll('#region-said .said li');
+  return { board: box(document.getElementById('board')), log: box(document.querySelector('#region-said .scroller')),
+           newest: box(items[items.length - 1]), status: box(document.getElementById('region-status')),
+           width: window.innerWidth, height: window.innerHeight,
+           wide: document.scrollingElement.scrollWidth - window.innerWidth };
+}"""
+
+#: the sizes a table screen is looked at: a laptop and a television
+TABLE_SIZES = ((1280, 800), (1920, 1080))
+
+
+def assert_board_first(table: Any, name: str, sizes: tuple[tuple[int, int], ...] = TABLE_SIZES) -> None:
+    """The table screen lays the board out first: at each size (unscrolled) the whole
+    board is in view, the announcements beside it (to its right, in view, their
+    newest line too); on a phone-sized screen the board still comes first,
+    before where we are and the announcements.  The page's size is put back; what
+    each size showed is kept as ``tests/artifacts/layout-NAME-WxH.png``."""
+    from playwright.sync_api import expect
+
+    before = table.viewport_size
+    try:
+        for width, height in sizes:
+            table.set_viewport_size({"width": width, "height": height})
+            table.wait_for_function(f"() => window.innerWidth === {width}")
+            table.wait_for_timeout(150)                       # the page's own resize handling
+            table.evaluate("window.scrollTo(0, 0)")
+            expect(table.locator("#board")).to_be_visible()
+            facts = table.evaluate(_BOARD_FACTS)
+            board, log, newest = facts["board"], facts["log"], facts["newest"]
+            where = f"{width}x{height}: {facts}"
+            assert board["top"] >= 0 and board["bottom"] <= height and board["right"] <= width, where
+            assert log["left"] >= board["right"] - 1 and log["top"] < height, where   # beside it, in view
+            assert newest is None or (newest["bottom"] <= min(height, log["bottom"]) + 1
+                                      and newest["top"] >= log["top"] - 1), where        # the newest line too
+            assert facts["wide"] <= 1, where
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            table.screenshot(path=str(ARTIFACTS / f"layout-{name}-{width}x{height}.png"))
+        table.set_viewport_size({"width": 390, "height": 844})
+        table.wait_for_function("() => window.innerWidth === 390")
+        table.evaluate("window.scrollTo(0, 0)")
+        facts = table.evaluate(_BOARD_FACTS)
+        assert facts["board"]["top"] < facts["height"], facts                  # in the first screenful
+        assert facts["board"]["bottom"] <= facts["status"]["top"] + 1, facts    # before where we are
+        assert facts["status"]["bottom"] <= facts["log"]["top"] + 1, facts      # and the announcements
+        assert facts["wide"] <= 1, facts
+    finally:
+        table.set_viewport_size(before)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Service:
+    """``facilitator serve --text --screens --service`` as a real subprocess."""
+
+    def __init__(self, data: Path, port: int, *extra: str, command: tuple[str, ...] = ()) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        command = command or ("serve", "--text", "--service", "--screens")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "facilitator", *command,
+             "--port", str(port), "--data-dir", str(data), *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        self.out: queue.Queue[str] = queue.Queue()
+        self.err: list[str] = []
+        self.url: queue.Queue[str] = queue.Queue()
+        self.pumps = [threading.Thread(target=self._pump_out, daemon=True),
+                      threading.Thread(target=self._pump_err, daemon=True)]
+        for pump in self.pumps:
+            pump.start()
+        self.table_url = self.url.get(timeout=START_SECONDS)
+
+    def _pump_out(self) -> None:
+        for raw in self.proc.stdout:
+            self.out.put(raw.decode().rstrip("\n"))
+
+    def _pump_err(self) -> None:
+        for raw in self.proc.stderr:
+            line = raw.decode().rstrip("\n")
+            self.err.append(line)
+            if "table screen: open " in line:
+                self.url.put(line.split("open ", 1)[1])
+
+    def say(self, line: str) -> None:
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def heard(self, fragment: str, seconds: float = 20) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                line = self.out.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if fragment in line:
+                return line
+        raise AssertionError(f"never announced {fragment!r}; stderr: {self.err}")
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=20)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for pump in self.pumps:
+            pump.join(timeout=10)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):   # stdin of a process that is gone
+                pipe.close()

@@ -92,7 +92,9 @@ def test_the_table_needs_its_key_and_shows_nothing_private(compass, start_server
     assert page.status_code == 200 and "httponly" in page.history[0].headers["set-cookie"].lower()
     joined(compass, 2).post("/seat/2/command", data={"control": "send", "a": "N", "b": "E", "c": "S", "d": "W"})
     keeper = joined(compass, 1)
-    keeper.post("/seat/1/command", data={"control": "feedback", "anchors": "0", "clockwise": "2"})
+    recount = keeper.post("/seat/1/command", headers=JSON,
+                          data={"control": "feedback", "anchors": "0", "clockwise": "2", "confirm": "yes"}).json()
+    assert "Recount" in " ".join(recount["private"])            # said to the keeper, and only there
     text = table.get("/table").text
     assert "E S N W" not in text and "ESNW" not in text and "Recount" not in text
     assert "east south north west" not in text
@@ -140,6 +142,7 @@ def test_a_seat_may_send_only_what_its_screen_offers(compass):
     assert garbage.status_code == 409
     good = captain.post("/seat/2/command", data={"control": "send", "a": "N", "b": "E", "c": "S", "d": "W"},
                         headers=JSON).json()
+    assert isinstance(good.pop("version"), int)                # the page clears the reply after it
     assert good == {"command": "send NESW", "accepted": True, "public": ["Guess 1 is north east south west. Player 1, your totals?"],
                     "private": []}                             # the keeper's marks are not the captain's
 

@@ -7,10 +7,19 @@ draws it: the square in order, the clues on its edges, a turned card's words mov
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
-from screens.screen_support import accessibility_problems, board_shot, screenshot
+from screens.screen_support import (
+    accessibility_problems,
+    answer_asked,
+    assert_board_first,
+    board_shot,
+    screenshot,
+)
 
 from facilitator.games.clover.board import SLOTS, turns_between
+from facilitator.paths import content_dir
 
 pytestmark = pytest.mark.slow
 
@@ -43,6 +52,41 @@ def assert_right_of_centre(page, card: str, word: str) -> None:
     whole = box(page, f"{card} .card4")
     drawn = page.locator(f"{card} .card4 .w", has_text=word).first.bounding_box()
     assert drawn is not None and drawn["x"] > whole["x"] + whole["width"] / 2
+
+#: each card word on the page: its size against the page's own text, and whether it is
+#: broken across lines (a word split inside itself: "mountai/n"); with ``word`` set,
+#: every card word is that word first (the deck's widest)
+CARD_WORDS = r"""(word) => {
+  const body = parseFloat(getComputedStyle(document.body).fontSize);
+  const words = Array.from(document.querySelectorAll('.card4 .w'));
+  if (word) words.forEach((w) => { w.textContent = word; });
+  return words.map((w) => {
+    const range = document.createRange(); range.selectNodeContents(w);
+    const vertical = getComputedStyle(w).writingMode.startsWith('vertical');
+    const lines = new Set(Array.from(range.getClientRects(), (r) => Math.round(vertical ? r.left : r.top))).size;
+    return {word: w.textContent, size: parseFloat(getComputedStyle(w).fontSize), body, lines};
+  }).filter((w) => w.size < w.body || w.lines > 1);
+}"""
+
+
+def widest_word(page) -> str:
+    """The deck's word that takes the most room in the page's card type."""
+    deck = tomllib.loads((content_dir() / "clover" / "keywords.toml").read_text(encoding="utf-8"))
+    words = [w for card in deck["cards"] for w in card["words"]]
+    return page.evaluate("""(words) => { const w = document.querySelector('.card4 .w'), s = getComputedStyle(w);
+        const c = document.createElement('canvas').getContext('2d');
+        c.font = s.fontWeight + ' ' + s.fontSize + ' ' + s.fontFamily;
+        return words.reduce((a, b) => c.measureText(b).width > c.measureText(a).width ? b : a); }""", words)
+
+
+def assert_card_words_readable(page) -> None:
+    """Every card word is at least the page's text size and whole on one line: the
+    words dealt, then the deck's widest word on every card (the page is reloaded)."""
+    assert page.evaluate(CARD_WORDS, "") == []
+    assert page.evaluate(CARD_WORDS, widest_word(page)) == []
+    page.reload()
+    page.wait_for_function("() => document.body.dataset.seen !== undefined")
+
 
 #: clues unlike any concrete keyword of the deck
 CLUES = {"right": "serendipity", "bottom": "melancholy", "left": "nostalgia"}
@@ -152,9 +196,14 @@ def test_clues_then_board_by_touch(start_server, device):
             assert accessibility_problems(table) == []
             screenshot(phone, "seat-clover-guessers")
             board_shot(committer, "#region-view", "clover-seat")
-        committer.click("#do-commit")             # it cannot be taken back: asked first, like by voice
-        expect(committer.locator("form.control .ask .question")).to_contain_text("Commit the board?")
-        committer.locator(".ask button.yes").click()
+            assert_board_first(table, "clover")
+            # the card words at the page's own text size at least, never broken inside a
+            # word, on the table screen and on a 390 px phone (the committer's)
+            for page, width, height in ((table, 1280, 800), (committer, 390, 844)):
+                page.set_viewport_size({"width": width, "height": height})
+                assert_card_words_readable(page)
+            table.set_viewport_size({"width": 1280, "height": 1000})
+        answer_asked(committer, "#do-commit", "Commit the board?")   # it cannot be taken back
         expect(table.locator(".said li", has_text="All four right at the first attempt")).to_have_count(resolution)
         if resolution < 4:
             expect(table.locator(".said")).to_contain_text(f"Resolution {resolution + 1} of 4")
@@ -165,4 +214,8 @@ def test_clues_then_board_by_touch(start_server, device):
             screenshot(table, "table-clover")
     expect(table.locator(".said")).to_contain_text("The game is over")
     expect(table.locator(".clover")).to_have_count(0)                         # no board after the game
+    # the result stays on every screen after the last move
+    expect(table.locator("#region-board .result")).to_contain_text("Game over: 24 points")
+    for seat_phone in phones.values():
+        expect(seat_phone.locator("#region-prompt .result")).to_contain_text("Game over: 24 points")
     expect(table.locator(".legends")).not_to_contain_text("No record yet")   # the table's record is set

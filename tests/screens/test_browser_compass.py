@@ -13,6 +13,8 @@ import pytest
 from screens.screen_support import (
     WAIT_MS,
     accessibility_problems,
+    answer_asked,
+    assert_board_first,
     board_shot,
     join_seat,
     screenshot,
@@ -31,6 +33,18 @@ def totals(guess: str, route: str) -> tuple[int, int]:
     anchors = sum(g == r for g, r in zip(guess, route))
     clockwise = sum(POINTS[(POINTS.index(g) + 1) % 4] == r for g, r in zip(guess, route))
     return anchors, clockwise
+
+
+def give_totals(keeper, anchors: int, clockwise: int) -> None:
+    """The keeper's totals from its phone: nothing is preselected, and the tap is asked
+    first (totals cannot be taken back), naming what was picked; Yes gives them."""
+    from playwright.sync_api import expect
+
+    for field in ("anchors", "clockwise"):
+        expect(keeper.locator(f"#feedback-{field}")).to_have_value("")
+    keeper.select_option("#feedback-anchors", str(anchors))
+    keeper.select_option("#feedback-clockwise", str(clockwise))
+    answer_asked(keeper, "#do-feedback", f"anchors {anchors}, clockwise steps {clockwise}?")
 
 
 def moved(server, before) -> None:
@@ -63,6 +77,9 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     expect(captain.locator(".route")).to_have_count(0)        # the captain never sees the route
 
+    # no picker of a move starts on a value: a guess or the bearing check is never one tap
+    for picker in ("#send-a", "#send-b", "#send-c", "#send-d", "#check-direction", "#check-position"):
+        expect(captain.locator(picker)).to_have_value("")
     for field, direction in zip("abcd", "NESW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")
@@ -94,9 +111,20 @@ def test_compass_leg_with_human_keeper(start_server, device):
     assert marks["2"][0] > 0 and marks["4"][0] < 0                    # 2 at the east, 4 at the west
     expect(table.locator(".candidates")).to_contain_text("Routes still possible: 24")
 
+    # the totals: nothing preselected, so a tap without picking sends nothing at all
+    for field in ("anchors", "clockwise"):
+        expect(keeper.locator(f"#feedback-{field}")).to_have_value("")
+    keeper.click("#do-feedback")
+    keeper.wait_for_timeout(500)
+    expect(keeper.locator(".ask")).to_have_count(0)
+    assert server.hub.session.log.path.read_text(encoding="utf-8") == logged
+    # picked, the tap asks first, naming the totals; No keeps things as they are
     keeper.select_option("#feedback-anchors", "0")
     keeper.select_option("#feedback-clockwise", "2")
-    keeper.click("#do-feedback")
+    answer_asked(keeper, "#do-feedback", "Give the totals: anchors 0, clockwise steps 2?", yes=False)
+    expect(keeper.locator("form.control .feedback").filter(has_text="Kept as it was")).to_have_count(1)
+    assert server.hub.session.log.path.read_text(encoding="utf-8") == logged
+    answer_asked(keeper, "#do-feedback", "Give the totals: anchors 0, clockwise steps 2?")
     expect(keeper.locator(".alert")).to_contain_text("Recount")
     expect(keeper.locator(".messages")).to_contain_text("Recount: guess 1")
     screenshot(keeper, "seat-compass-keeper-recount")
@@ -104,35 +132,46 @@ def test_compass_leg_with_human_keeper(start_server, device):
     expect(table.locator("body")).not_to_contain_text("Recount")
     expect(table.locator("body")).not_to_contain_text("E S N W")
 
-    keeper.select_option("#feedback-anchors", "1")
-    keeper.select_option("#feedback-clockwise", "2")
-    keeper.click("#do-feedback")
+    give_totals(keeper, 1, 2)
     expect(table.locator(".said")).to_contain_text("1 anchor")
     expect(history).to_have_count(1)
     expect(history.first.locator("td [aria-hidden=true]")).to_have_text("N E S W")
-    expect(history.first.locator("td").nth(1)).to_have_text("1")
-    expect(history.first.locator("td").nth(2)).to_have_text("2")
+    expect(history.first.locator("td").nth(1)).to_have_text("1 anchor, 2 clockwise steps")
     expect(table.locator(".candidates")).not_to_contain_text(": 24")
     expect(keeper.locator(".alert")).to_have_count(0)
     expect(keeper.locator("table.marks tbody tr").first.locator(".mark [aria-hidden=true]")).to_have_text("C C – A")
     screenshot(captain, "seat-compass-captain")
     board_shot(table, "#board", "compass-table")
     board_shot(keeper, "#region-view", "compass-seat")
+    assert_board_first(table, "compass")
 
     # a corrected total is a free clue: the same captain proposes guess 1 again
     third = join_seat(device, table, 3)
     expect(third.locator(".route")).to_have_count(0)                          # the board, not the route
     expect(third.locator("table.history tbody tr")).to_have_count(1)
+    # the public board is not headed "Only for you" on a phone that holds nothing private
+    expect(third.locator("#region-view h2")).to_have_text(["What everyone sees"])
+    expect(keeper.locator("#region-view h2")).to_have_text(["Only for you"])
+    # the history fits a 390 px phone and a 320 px one: nothing cut ("Cloc…"), no scrolling
+    for width in (390, 320):
+        third.set_viewport_size({"width": width, "height": 700})
+        third.wait_for_function(f"() => window.innerWidth === {width}")
+        fits = third.evaluate("""() => { const box = document.querySelector('.table-box:has(table.history)');
+            const cut = Array.from(box.querySelectorAll('th, td')).filter((c) => c.scrollWidth > c.clientWidth + 1);
+            return [box.scrollWidth - box.clientWidth, cut.map((c) => c.innerText)]; }""")
+        assert fits[0] <= 1 and fits[1] == [], (width, fits)
+        assert accessibility_problems(third) == []
     expect(captain.locator("#region-prompt")).to_contain_text("captain")
     for field, direction in zip("abcd", "ESNW"):
         captain.select_option(f"#send-{field}", direction)
     captain.click("#do-send")
     expect(keeper.locator("table.marks tr.pending .mark [aria-hidden=true]")).to_have_text("A A A A")
     expect(history).to_have_count(2)
-    keeper.select_option("#feedback-anchors", "4")
-    keeper.select_option("#feedback-clockwise", "0")
-    keeper.click("#do-feedback")
+    give_totals(keeper, 4, 0)
     expect(table.locator(".said")).to_contain_text("Leg 2 of 3")
+    # the score says what the status sentence says: one leg solved of the one played
+    expect(table.locator(".scores div", has_text="Legs solved").locator("dd")).to_have_text("1 of 1 played")
+    expect(table.locator("#region-status .status")).to_contain_text("Legs solved: 1 of 1 played")
     # leg 2 is kept by seat 2: its screen now holds the new route, seat 1's no longer does
     expect(captain.locator(".route")).to_contain_text("N E S W")
     expect(keeper.locator(".route")).to_have_count(0)
@@ -159,13 +198,17 @@ def test_compass_leg_with_human_keeper(start_server, device):
             asked.click("#do-send")
             expect(keeping.locator("table.marks tr.pending")).to_have_count(1)
             anchors, clockwise = totals(sent, route)
-            keeping.select_option("#feedback-anchors", str(anchors))
-            keeping.select_option("#feedback-clockwise", str(clockwise))
             before = server.hub.session.state
-            keeping.click("#do-feedback")
+            give_totals(keeping, anchors, clockwise)
             moved(server, before)
             if sent != route:
                 expect(history).to_have_count(guess)               # one row a guess
-                expect(history.nth(guess - 1).locator("td").nth(1)).to_have_text(str(anchors))
+                expect(history.nth(guess - 1).locator("td").nth(1)).to_contain_text(
+                    f"{anchors} anchor" if anchors == 1 else f"{anchors} anchors")
     expect(table.locator(".said")).to_contain_text("3 of 3")
-    expect(table.locator(".scores")).to_contain_text("3 of 3")
+    expect(table.locator(".scores")).to_contain_text("3 of 3 played")
+    # the result is on every screen after the last move
+    expect(table.locator("#region-board .result")).to_contain_text("The voyage is over: 3 of 3 legs solved")
+    for phone in phones.values():
+        expect(phone.locator("#region-prompt .result")).to_contain_text("The voyage is over: 3 of 3 legs solved")
+    expect(table.locator("#connection")).to_be_empty()

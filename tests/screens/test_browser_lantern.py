@@ -12,7 +12,14 @@ import time
 from itertools import pairwise
 
 import pytest
-from screens.screen_support import WAIT_MS, accessibility_problems, board_shot, screenshot
+from screens.screen_support import (
+    WAIT_MS,
+    accessibility_problems,
+    answer_asked,
+    assert_board_first,
+    board_shot,
+    screenshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +64,8 @@ def test_a_whole_game_by_buttons(start_server, device):
         expect(phone.locator(".hand .tile-card")).to_have_count(len(state.hands[seat - 1]))
         expect(phone.locator(".hand")).to_contain_text(state.hands[seat - 1][0])
     assert accessibility_problems(second) == []
+    # nothing in the game is private: no phone heads its tiles or the chain "Only for you"
+    expect(second.locator("#region-view h2")).to_have_text(["What everyone sees"])
     screenshot(second, "seat-lantern-waiting")
 
     # the chain grows tile by tile, left to right, the newest tile holding the open word
@@ -70,6 +79,21 @@ def test_a_whole_game_by_buttons(start_server, device):
     screenshot(table, "table-lantern")
     board_shot(table, "#board", "lantern-table")
     assert accessibility_problems(table) == []
+    assert_board_first(table, "lantern")
+
+    # a phone's reply says what its tap did, and goes once the game moves on: it never
+    # stays over the board saying "...'s turn" when the prompt says "Your turn"
+    state = server.hub.session.state
+    passer, following = phones[state.turn - 1], phones[state.turn % 4]
+    passer.click("#do-pass")
+    reply = passer.locator("#feedback")
+    expect(reply).to_contain_text("turn")
+    moved(server, state)
+    state = server.hub.session.state
+    following.click("#do-pass")
+    moved(server, state)
+    expect(reply).to_be_empty()
+    expect(following.locator("#feedback")).to_contain_text("turn")
 
     # everyone passes: the player asked sees the question and the two buttons
     asked = pass_round(server, phones)
@@ -92,6 +116,10 @@ def test_a_whole_game_by_buttons(start_server, device):
             expect(table.locator(".chain .link.tile")).to_have_count(0)
     expect(table.locator(".said")).to_contain_text("The game is over")
     expect(table.locator(".scores")).to_contain_text(str(server.hub.session.state.total))
+    # the result stays on every screen after the last move
+    expect(table.locator("#region-board .result")).to_contain_text("The game is over")
+    for phone in phones:
+        expect(phone.locator("#region-prompt .result")).to_contain_text("The game is over")
 
 
 def play(server, table, phones, turns: int) -> int:
@@ -130,8 +158,5 @@ def pass_round(server, phones):
 
 def finish(asked) -> None:
     """Finish the route from the asked player's phone (it cannot be taken back: asked first)."""
-    from playwright.sync_api import expect
 
-    asked.click("#do-finish")
-    expect(asked.locator(".ask .question")).to_contain_text("Finish the route?")
-    asked.locator(".ask button.yes").click()
+    answer_asked(asked, "#do-finish", "Finish the route?")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from screens.screen_support import WAIT_MS, join_seat
+from screens.screen_support import WAIT_MS, answer_asked, join_seat
 
 from facilitator.games.compass_code.rules import feedback
 
@@ -40,7 +40,7 @@ def send(page, route: str) -> None:
 def totals(page, anchors: int, clockwise: int) -> None:
     page.select_option("#feedback-anchors", str(anchors))
     page.select_option("#feedback-clockwise", str(clockwise))
-    page.click("#do-feedback")
+    answer_asked(page, "#do-feedback", "Give the totals")      # they cannot be taken back
 
 
 def test_next_route_never_reaches_the_previous_keeper(start_server, device):

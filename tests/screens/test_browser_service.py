@@ -8,94 +8,12 @@ reconnects by itself (no rescanning) and shows the same game."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import queue
-import signal
-import socket
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from screens.screen_support import WAIT_MS, screenshot
+from screens.screen_support import WAIT_MS, Service, free_port, screenshot
 
 from facilitator.screens.seats import STORE_NAME
-
-ROOT = Path(__file__).resolve().parents[2]
-START_SECONDS = 60
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Service:
-    """``facilitator serve --text --screens --service`` as a real subprocess."""
-
-    def __init__(self, data: Path, port: int, *extra: str, command: tuple[str, ...] = ()) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-        command = command or ("serve", "--text", "--service", "--screens")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "facilitator", *command,
-             "--port", str(port), "--data-dir", str(data), *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-        self.out: queue.Queue[str] = queue.Queue()
-        self.err: list[str] = []
-        self.url: queue.Queue[str] = queue.Queue()
-        self.pumps = [threading.Thread(target=self._pump_out, daemon=True),
-                      threading.Thread(target=self._pump_err, daemon=True)]
-        for pump in self.pumps:
-            pump.start()
-        self.table_url = self.url.get(timeout=START_SECONDS)
-
-    def _pump_out(self) -> None:
-        for raw in self.proc.stdout:
-            self.out.put(raw.decode().rstrip("\n"))
-
-    def _pump_err(self) -> None:
-        for raw in self.proc.stderr:
-            line = raw.decode().rstrip("\n")
-            self.err.append(line)
-            if "table screen: open " in line:
-                self.url.put(line.split("open ", 1)[1])
-
-    def say(self, line: str) -> None:
-        self.proc.stdin.write((line + "\n").encode())
-        self.proc.stdin.flush()
-
-    def heard(self, fragment: str, seconds: float = 20) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                line = self.out.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if fragment in line:
-                return line
-        raise AssertionError(f"never announced {fragment!r}; stderr: {self.err}")
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=20)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for pump in self.pumps:
-            pump.join(timeout=10)
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError):   # stdin of a process that is gone
-                pipe.close()
 
 
 @pytest.fixture
@@ -141,7 +59,7 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     expect(phones[0].locator("#region-prompt")).to_contain_text("captain")
     service.say("send N E S W")
     service.heard("clockwise steps")
-    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+    expect(table.locator("#region-status")).to_contain_text("guess 2 of 4")
 
     # "quit" ends the game and the lobby is back, with the same seats held
     service.say("quit")
@@ -156,9 +74,9 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
 
     table.click("#do-resume")
     expect(table.locator("h1")).to_contain_text("Compass Code")
-    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+    expect(table.locator("#region-status")).to_contain_text("guess 2 of 4")
     captain_before = phones[1].locator("#region-prompt").inner_text(timeout=WAIT_MS)
-    status_before = table.locator("#region-live .status p").all_inner_texts()   # one a sentence
+    status_before = table.locator("#region-status .status p").all_text_contents()   # one a sentence
 
     # a crash: every open page says so, visibly and to a screen reader ...
     service.kill()
@@ -182,7 +100,7 @@ def test_the_service_keeps_its_seats_from_lobby_to_game_and_across_a_sigkill(tmp
     assert said.index(guess) < said.index("Resuming the game.")
     newest = table.locator(".said-box .scroller").evaluate("b => b.scrollHeight - b.scrollTop - b.clientHeight")
     assert newest <= 2                                               # the log shows its newest line
-    expect(table.locator("#region-live .status p")).to_have_text(status_before)
+    expect(table.locator("#region-status .status p")).to_have_text(status_before)
     expect(phones[1].locator("#region-prompt")).to_have_text(captain_before)
     for seat, phone in enumerate(phones, 1):
         assert phone.url.endswith(f"/seat/{seat}")                 # no rescanning
@@ -213,7 +131,7 @@ def test_play_screens_resume_after_a_sigkill_reconnects_every_page(tmp_path, dev
     first.say("send N E S W")
     first.say("feedback 1 2")
     first.heard("Guess 2 of 4")
-    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+    expect(table.locator("#region-status")).to_contain_text("guess 2 of 4")
 
     first.kill()
     for page in (table, keeper):
@@ -225,5 +143,5 @@ def test_play_screens_resume_after_a_sigkill_reconnects_every_page(tmp_path, dev
     for page in (table, keeper):
         expect(page.locator("#connection")).not_to_contain_text("lost", timeout=40_000)
     expect(keeper.locator("#region-view")).to_contain_text("E S N W")      # still the keeper, no rescan
-    expect(table.locator("#region-live")).to_contain_text("guess 2 of 4")
+    expect(table.locator("#region-status")).to_contain_text("guess 2 of 4")
     assert keeper.url.endswith("/seat/1")

@@ -8,7 +8,13 @@ and a scored game of six rounds (--packets 1-6)."""
 from __future__ import annotations
 
 import pytest
-from screens.screen_support import accessibility_problems, board_shot, screenshot
+from screens.screen_support import (
+    accessibility_problems,
+    answer_asked,
+    assert_board_first,
+    board_shot,
+    screenshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -32,6 +38,9 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     for page, hidden in ((holder_a, "STRIPED"), (holder_b, "SMALL"), (decoder, "ROUND"), (partner, "ROUND")):
         expect(page.locator("#region-view")).not_to_contain_text(hidden)
     expect(holder_a.locator("#region-prompt")).to_contain_text("lock one fact")
+    # the report is headed as the informants' own; the revealed board as everyone's
+    expect(holder_a.locator("#region-view h2")).to_have_text(["Only for you", "What everyone sees"])
+    expect(decoder.locator("#region-view h2")).to_have_text(["What everyone sees"])
     screenshot(holder_a, "seat-two-windows-report")
     assert accessibility_problems(holder_a) == []
 
@@ -66,13 +75,28 @@ def test_informants_lock_facts_and_see_the_joint_reveal(start_server, device):
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes")
     screenshot(holder_b, "seat-two-windows-reveal")
 
-    decoder.select_option("#final-name", "Brook")
-    screenshot(decoder, "seat-two-windows-decoder")
+    assert_board_first(table, "two-windows")
+    # the final answer and "more" cannot be taken back: no name is preselected, a tap
+    # without one sends nothing, and each tap is asked first (No keeps things)
+    logged = server.hub.session.log.path.read_text(encoding="utf-8")
+    expect(decoder.locator("#final-name")).to_have_value("")
     decoder.click("#do-final")
+    decoder.wait_for_timeout(500)
+    expect(decoder.locator(".ask")).to_have_count(0)
+    answer_asked(decoder, "#do-more", "Reveal the second facts?", yes=False)
+    decoder.select_option("#final-name", "Brook")
+    answer_asked(decoder, "#do-final", "Give Brook as the final answer?", yes=False)
+    assert server.hub.session.log.path.read_text(encoding="utf-8") == logged
+    screenshot(decoder, "seat-two-windows-decoder")
+    answer_asked(decoder, "#do-final", "Give Brook as the final answer?")
     expect(table.locator(".said")).to_contain_text("Brook")
     expect(table.locator(".scores")).to_contain_text("2 / 2")
     expect(table.locator(".said")).to_contain_text("Practice over: 2 of 2 points")
     expect(partner.locator(".said")).to_contain_text("Brook")
+    # the result stays on every screen
+    expect(table.locator("#region-board .result")).to_contain_text("2 of 2 points")
+    for page in (decoder, holder_a, holder_b, partner):
+        expect(page.locator("#region-prompt .result")).to_contain_text("2 of 2 points")
     screenshot(table, "table-two-windows")
     screenshot(decoder, "seat-two-windows-over")
     assert accessibility_problems(decoder) == []
@@ -104,10 +128,14 @@ def test_a_scored_game_of_six_rounds_by_taps(start_server, device):
         expect(a_col.locator("li")).to_have_text([packet.a[0]])
         expect(b_col.locator("li")).to_have_text([packet.b[0]])
         decoder = phones[speakers["decoder"]]
+        expect(decoder.locator("#final-name")).to_have_value("")            # never a name preselected
         decoder.select_option("#final-name", packet.target)
-        decoder.click("#do-final")
+        answer_asked(decoder, "#do-final", f"Give {packet.target} as the final answer?")
         answers = table.locator(".said li", has_text="Right, ")
         expect(answers).to_have_count(number)                                 # one answer a round
         expect(answers.last).to_contain_text(f"Right, {packet.target}")
         expect(table.locator(".scores")).to_contain_text(f"{2 * number} / 12")
     assert server.hub.session.state.over
+    expect(table.locator("#region-board .result")).to_contain_text("12 of 12 points")
+    for phone in phones.values():
+        expect(phone.locator("#region-prompt .result")).to_contain_text("12 of 12 points")

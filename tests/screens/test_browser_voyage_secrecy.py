@@ -54,8 +54,10 @@ def test_each_legs_route_reaches_only_that_legs_keeper(start_server, device):
         expect(keeper.locator("#region-prompt")).to_contain_text("totals")
         keeper.select_option("#feedback-anchors", "4")
         keeper.select_option("#feedback-clockwise", "0")
+        keeper.click("#do-feedback")                 # the totals cannot be taken back: asked first
+        expect(keeper.locator(".ask .question")).to_contain_text("anchors 4, clockwise steps 0")
         with keeper.expect_response(lambda r, leg=leg: r.url.endswith(f"/seat/{leg}/command")) as answered:
-            keeper.click("#do-feedback")
+            keeper.locator(".ask button.yes").click()
         reply = answered.value.json()
         assert reply["accepted"]
         if leg == len(ROUTES):

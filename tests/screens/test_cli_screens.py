@@ -118,3 +118,44 @@ def test_clicks_print_their_announcements_on_stdout_in_text_play(tmp_path):
     assert proc.returncode == 0
     for line in said:
         assert line in out.splitlines(), (line, out)
+
+
+#: a whole voyage by typed lines (a machine keeper, the routes given): the last line ends it
+VOYAGE = ["--players", "3", "--routes", "ESNW,NESW,WSEN"]
+VOYAGE_LINES = "send E S N W\nsend N E S W\nsend W S E N\n"
+
+
+@pytest.mark.slow
+def test_at_the_games_end_the_screens_stay_for_the_result_time(tmp_path):
+    """The result stays on the screens for --result-seconds after the last line (the end
+    of input is no reason to close them); then play exits 0 with the whole game on stdout."""
+    import time
+
+    started = time.monotonic()
+    done = run(PLAY + VOYAGE + ["--screens", "--port", "0", "--result-seconds", "3"], tmp_path, stdin=VOYAGE_LINES)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started >= 3
+    assert done.stdout.splitlines()[-1] == "The voyage is over: all 3 legs solved. A perfect voyage!"
+    assert "the screens show the result for 3 seconds" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_quit_closes_the_result_screens_at_once_and_the_setting_sets_their_time(tmp_path):
+    import time
+
+    started = time.monotonic()
+    done = run(PLAY + VOYAGE + ["--screens", "--port", "0", "--result-seconds", "600"], tmp_path,
+               stdin=VOYAGE_LINES + "status\nquit\n")
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 60
+    assert "the screens show the result for 10 minutes" in done.stderr
+    assert "Goodbye" not in done.stdout and done.stdout.count("The voyage is over") == 1   # nothing said after the end
+    # the settings file's screens.result_seconds is the default for --result-seconds; 0 closes at once
+    config = tmp_path / "config.toml"
+    config.write_text("[screens]\nresult_seconds = 0\n", encoding="utf-8")
+    quick = subprocess.run(PLAY + VOYAGE + ["--screens", "--port", "0"], input=VOYAGE_LINES, capture_output=True,
+                           text=True, timeout=deadline(60), check=False,
+                           env={"FACILITATOR_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                "FACILITATOR_CONFIG": str(config)})
+    assert quick.returncode == 0, quick.stderr
+    assert "the screens show the result" not in quick.stderr

@@ -133,7 +133,7 @@ def test_the_next_legs_route_never_reaches_the_previous_keepers_reply(compass, c
                         data={"control": "send", "a": "E", "b": "S", "c": "N", "d": "W"})
     assert sent.status_code == 200 and sent.json()["accepted"]
     totals = keeper.post("/seat/1/command", headers=json,
-                         data={"control": "feedback", "anchors": "4", "clockwise": "0"})
+                         data={"control": "feedback", "anchors": "4", "clockwise": "0", "confirm": "yes"})
     assert totals.status_code == 200 and totals.json()["accepted"]
     reply = totals.json()
     assert "Leg 2 of 3" in " ".join(reply["public"])

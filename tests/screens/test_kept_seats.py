@@ -82,3 +82,53 @@ def test_seats_that_cannot_be_kept_still_work_and_say_why(tmp_path):
     claimed = seats.claim(seats.seats[1].token)
     assert claimed is not None and seats.holds(1, claimed[1])
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def _serving(args, data):
+    """``play ... --text --screens`` running, its table screen's address read from stderr."""
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "facilitator", "play", *args, "--text", "--screens", "--port", "0",
+                             "--data-dir", str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    line = proc.stderr.readline()
+    found = re.search(r"open (http://\S+)/table/(\S+)", line)
+    assert found, line
+    return proc, found.group(1), found.group(2)
+
+
+def test_a_new_game_at_a_deleted_logs_path_gets_new_seats(tmp_path):
+    """The seats belong to a game, not to a path: a log deleted and a new game started at
+    the same path (the same seed even) does not let the previous game's devices in."""
+    log, data = tmp_path / "g.jsonl", tmp_path / "data"
+    game = ["lantern-links", "--seed", "2", "--log", str(log)]
+    proc, base, key = _serving(game, data)
+    try:
+        with httpx.Client(base_url=base, timeout=20) as table, httpx.Client(base_url=base, timeout=20) as old:
+            links = re.findall(r'class="join-link" rel="noreferrer">([^<]+)<', table.get(f"/table/{key}",
+                                                                                   follow_redirects=True).text)
+            assert old.get(links[0]).status_code == 303
+            cookie = old.cookies.get(cookie_name(1))
+    finally:
+        proc.communicate("", timeout=60)          # end of input: the game stays resumable
+    assert proc.returncode == 0
+    log.unlink()
+
+    proc, base, again = _serving(game, data)
+    try:
+        assert again != key                                              # a new table key
+        with httpx.Client(base_url=base, timeout=20, cookies={cookie_name(1): cookie}) as old:
+            assert old.get("/seat/1").status_code == 403                # the old holder is not let in
+        with httpx.Client(base_url=base, timeout=20) as table:
+            page = table.get(f"/table/{again}", follow_redirects=True).text
+            assert "held by a device" not in page                        # every seat free to join
+    finally:
+        proc.communicate("", timeout=60)
+    assert proc.returncode == 0
+    # its own resume keeps its own seats
+    resumed, _, key3 = _serving(["lantern-links", "--resume", str(log)], data)
+    resumed.communicate("", timeout=60)
+    assert key3 == again

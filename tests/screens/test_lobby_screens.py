@@ -67,3 +67,30 @@ def test_the_table_screen_chooses_a_game_and_seats_outside_it_see_nothing_privat
     game_table = table.get("/table").text
     assert game_table.count('class="seat-card"') == 3 and "compass-code" in game_table
     assert server.seats.seats[4].held                            # kept for a later game
+
+
+def test_the_lobby_after_a_finished_game_shows_its_result(service):
+    """The table service goes back to the lobby at a game's end: the table screen and the
+    phones still show how the game ended (before, only the announcements said it)."""
+    lobby, server, client = service
+    table, phone = client(), client()
+    table.get(f"/table/{server.seats.table_key}")
+    assert phone.get(f"/join/{server.seats.seats[1].token}").status_code == 303
+    assert "The last game" not in table.get("/table").text
+    server.hub.shared.handle("play compass-code 3")
+    session = lobby.take()
+    server.hub.switch(session)
+    for _ in range(3):                                   # the machine keeps the route: send it
+        assert server.hub.shared.handle("send " + " ".join(session.state.route)).accepted
+    assert session.over
+    session.log.close()
+    server.hub.switch(lobby, lobby.back(session).public)  # what the service's driver does
+    for page in (table.get("/table").text, phone.get("/seat/1").text):
+        assert "The last game: Compass Code" in page and "The voyage is over: 3 of 3 legs solved" in page
+    # a game left mid-way (quit) shows no result
+    server.hub.shared.handle("play compass-code 3")
+    again = lobby.take()
+    server.hub.switch(again)
+    again.log.close()
+    server.hub.switch(lobby, lobby.back(again).public)
+    assert "The last game" not in table.get("/table").text

@@ -54,10 +54,12 @@ def test_every_clover_button_names_what_it_does_and_cards_show_their_words(start
     assert len(set(button_names(board))) == len(button_names(board))   # no two buttons share a name
 
 
-def test_compass_says_routes_as_words_and_starts_at_zero_of_three(start_server, page):
+def test_compass_says_routes_as_words_and_starts_with_no_leg_played(start_server, page):
     server = start_server("compass-code", players=3, seed=3, options=ROUTES)
     table = page(server, None)
-    assert re.search(r"<dt>Legs solved</dt><dd>0 of 3</dd>", table) and "0 / 0" not in table
+    # the score says what the status says: legs solved of those played (none yet), the leg now
+    assert re.search(r"<dt>Legs solved</dt><dd>none played yet</dd>", table) and "0 / 0" not in table
+    assert re.search(r"<dt>Leg</dt><dd>1 of 3</dd>", table)
     keeper = page(server, 1)
     assert '<span aria-hidden="true">E S N W</span><span class="sr-only">east, south, north, west</span>' in keeper
     captain = page(server, 2)

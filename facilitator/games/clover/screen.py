@@ -106,8 +106,9 @@ class CloverScreen(GameScreen):
             if state.layout is not None and state.phase != OVER:
                 seat = int(audience)
                 heading = "spectator-view" if seat == state.spectator else "guessers-view"
-                out.append({"kind": "heading", "text": self.word("words", heading)})
-                out.append(self._shared(state, touch=seat == state.committer() and seat != state.spectator))
+                out.append({"kind": "heading", "text": self.word("words", heading), "public": True})
+                out.append({**self._shared(state, touch=seat == state.committer() and seat != state.spectator),
+                            "public": True})
         return out
 
     def _square(self, cls: str, caption: str, clues: dict[str, str], slots: list[dict[str, Any]],
@@ -138,16 +139,18 @@ class CloverScreen(GameScreen):
                             "place" if touch else "", "turn" if touch else "")
 
     def table_panels(self, state: State) -> list[Panel]:
+        # the dial and the record come after the board: the board comes first
         out: list[Panel] = [
-            {"kind": "meter", "label": self.word("words", "extra"), "min": 1, "max": 4, "value": state.extra},
-            {"kind": "heading", "text": self.word("words", "legends")},
-            {"kind": "text", "cls": "legends", "text": self._legends(state)},
+            {"kind": "meter", "label": self.word("words", "extra"), "min": 1, "max": 4, "value": state.extra,
+             "aside": True},
+            {"kind": "heading", "text": self.word("words", "legends"), "aside": True},
+            {"kind": "text", "cls": "legends", "text": self._legends(state), "aside": True},
         ]
         if state.layout is None or state.phase == OVER:
             return out
+        out.insert(0, {"kind": "text", "cls": "roles", "aside": True, "text": self.word(
+            "words", "roles", spectator=state.name(state.spectator), committer=state.name(state.committer()))})
         out.append({"kind": "heading", "text": self.word("words", "board")})
-        out.append({"kind": "text", "text": self.word("words", "roles", spectator=state.name(state.spectator),
-                                                      committer=state.name(state.committer()))})
         out.append(self._shared(state, touch=True))
         return out
 

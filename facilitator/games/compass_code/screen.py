@@ -28,16 +28,19 @@ class CompassScreen(GameScreen):
     def seat_controls(self, state: State, seat: int, legal: set[str]) -> list[Control]:
         out: list[Control] = []
         directions = self._direction_options()
+        # no picker starts on a value: a guess or the leg's one bearing check is never a tap on a default
+        choose = self.word("controls", "choose")
         if seat == state.captain and "send" in legal:
-            picks = tuple(Field(k, self.word("controls", f"position-{i}"), directions)
+            picks = tuple(Field(k, self.word("controls", f"position-{i}"), directions, choose=choose)
                           for i, k in enumerate("abcd", 1))
             out.append(Control("send", self.word("controls", "send"), "send {a}{b}{c}{d}", picks,
                                intent="send"))
             if "check" in legal:
                 out.append(Control("check", self.word("controls", "check"), "check {direction} {position}",
-                                   (Field("direction", self.word("controls", "direction"), directions),
+                                   (Field("direction", self.word("controls", "direction"), directions,
+                                          choose=choose),
                                     Field("position", self.word("controls", "position"),
-                                          tuple((str(n), str(n)) for n in range(1, 5)))),
+                                          tuple((str(n), str(n)) for n in range(1, 5)), choose=choose)),
                                    intent="check"))
         if seat == state.keeper and "route card" in legal:
             cards = tuple((str(n), str(n)) for n in range(1, 25))
@@ -45,10 +48,11 @@ class CompassScreen(GameScreen):
                                (Field("card", self.word("controls", "card-number"), cards),),
                                intent="route card"))
         if seat == state.keeper and "feedback" in legal:
+            # a keeper's totals cannot be taken back: nothing is preselected, and they are asked first
             numbers = tuple((str(n), str(n)) for n in range(5))
             out.append(Control("feedback", self.word("controls", "feedback"), "feedback {anchors} {clockwise}",
-                               (Field("anchors", self.word("controls", "anchors"), numbers),
-                                Field("clockwise", self.word("controls", "clockwise"), numbers)),
+                               (Field("anchors", self.word("controls", "anchors"), numbers, choose=choose),
+                                Field("clockwise", self.word("controls", "clockwise"), numbers, choose=choose)),
                                intent="feedback"))
         return out
 
@@ -63,9 +67,18 @@ class CompassScreen(GameScreen):
         return self.word("prompts", "captain") if seat == state.captain else None
 
     def scores(self, state: State) -> list[tuple[str, str]]:
-        solved = sum(state.results)
-        return [(self.word("words", "legs"), self.word("words", "legs-value", solved=solved, legs=LEGS)),
+        """Legs solved of those played (as the status sentence says it), and the leg now."""
+        solved, played = sum(state.results), len(state.results)
+        value = self.word("words", "legs-value", solved=solved, played=played) if played \
+            else self.word("words", "legs-none")
+        return [(self.word("words", "legs"), value),
                 (self.word("words", "leg"), self.word("words", "leg-value", leg=max(state.leg, 1), legs=LEGS))]
+
+    def totals(self, anchors: int, clockwise: int) -> str:
+        """A guess's totals in words ("1 anchor, 2 clockwise steps"), as they are said."""
+        return self.word("words", "totals", anchors=self.word(
+            "words", "anchor-1" if anchors == 1 else "anchor-n", n=anchors), clockwise=self.word(
+            "words", "clockwise-1" if clockwise == 1 else "clockwise-n", n=clockwise))
 
     # -- the board: a compass, the leg's guesses and what is left ---------------------------
     def board(self, state: State) -> list[Panel]:
@@ -80,19 +93,20 @@ class CompassScreen(GameScreen):
             else self.word("words", "compass-empty")
         rows: list[dict[str, Any]] = []
         number = 1
+        # three columns (guess, route, totals in words): four would not fit a 390 px phone
         for s in state.scored:
-            rows.append({"cells": [str(number), self.route_term(s.route), str(s.anchors), str(s.clockwise)]})
+            rows.append({"cells": [str(number), self.route_term(s.route), self.totals(s.anchors, s.clockwise)]})
             number += 0 if s.corrected else 1
         if state.pending:
-            wait = self.word("words", "waiting")
-            rows.append({"mark": True, "cells": [f"{number} ⟵", self.route_term(state.pending), wait, wait]})
+            rows.append({"mark": True, "cells": [f"{number} ⟵", self.route_term(state.pending),
+                                                 self.word("words", "waiting")]})
         out: list[Panel] = [
             {"kind": "heading", "text": self.word("words", "board-heading", leg=state.leg, legs=LEGS)},
             {"kind": "rose", "cls": "compass", "caption": caption, "points": points,
              "note": self.word("words", "compass-note") if last else ""},
             {"kind": "table", "cls": "history", "caption": self.word("words", "history-caption"),
-             "head": [self.word("words", "guess"), self.word("words", "route"), self.word("controls", "anchors"),
-                      self.word("controls", "clockwise")], "rows": rows},
+             "head": [self.word("words", "guess"), self.word("words", "route"), self.word("words", "totals-head")],
+             "rows": rows},
         ]
         if state.check is not None:
             c = state.check
@@ -109,7 +123,7 @@ class CompassScreen(GameScreen):
     def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
         view = self.referee.private_view(state, "keeper") if "keeper" in audiences else None
         if view is None:
-            return self.board(state)
+            return [{**p, "public": True} for p in self.board(state)]
         rows: list[dict[str, Any]] = [{"cells": [str(g["guess"]), self.route_term(g["route"]), term(g["marks"].replace("-", "–"),
                                                                               self.said(g["marks"]))]}
                 for g in view["guesses"]]

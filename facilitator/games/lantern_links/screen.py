@@ -97,7 +97,8 @@ class LanternScreen(GameScreen):
         out += [{"kind": "heading", "text": self.word("words", "chain", index=state.index)}, self.chain(state)]
         if not state.over:
             out.append(self._open(state))
-        return out
+        # nothing in the game is private: the hands are public and read aloud on request
+        return [{**p, "public": True} for p in out]
 
 
 SCREEN = LanternScreen

@@ -27,9 +27,11 @@ class TwoWindowsScreen(GameScreen):
                                    intent=f"{holder} sends"))
         if self._decodes(state, seat) and "final" in legal:
             names = self.referee.deck(state.practice).names
+            # a final answer cannot be taken back: no name is preselected, and it is asked first
             out.append(Control("final", self.word("controls", "final"), "final {name}",
                                (Field("name", self.word("controls", "name"),
-                                      tuple((n, n) for n in names)),), intent="final"))
+                                      tuple((n, n) for n in names), choose=self.word("controls", "choose-name")),),
+                               intent="final"))
         return out
 
     def query_controls(self, state: State, legal: set[str]) -> list[Control]:
@@ -94,7 +96,7 @@ class TwoWindowsScreen(GameScreen):
         return self.board(state)
 
     def seat_panels(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
-        return self._reports(state, audiences) + self.board(state)
+        return self._reports(state, audiences) + [{**p, "public": True} for p in self.board(state)]
 
     def _reports(self, state: State, audiences: frozenset[Audience]) -> list[Panel]:
         out: list[Panel] = []

@@ -1,11 +1,12 @@
 // Live screens without a build step: server-sent events replace the regions whose
 // HTML changed; append-only logs (data-append) get only their new items, so a screen
 // reader hears each announcement once.  Forms post in the background; the reply's
-// private lines (or public ones) show next to the form at once.
+// private lines (or public ones) show next to the form at once, until the game moves on.
 "use strict";
 (function () {
   const last = {};
   let picked = null;
+  let current = Number(document.body.dataset.version) || 0;   // the newest version shown
   const action = () => document.body.dataset.action || null;
 
   function focusKey() {
@@ -45,12 +46,15 @@
     const focusedKey = focusedForm && region.contains(focusedForm) ? formKey(focusedForm) : null;
     const typed = {};
     region.querySelectorAll("input[id]").forEach((i) => { typed[i.id] = i.value; });
+    // a picker keeps what was picked when its form is redrawn (never back to a default)
+    const chosen = {};
+    region.querySelectorAll("select[id]").forEach((c) => { chosen[c.id] = c.value; });
     // a form's reply (and a question it asks) stays beside it when the form is redrawn
     const replies = {};
     region.querySelectorAll("form.control").forEach((f) => {
       const spot = f.querySelector("[data-feedback]");
       const ask = f.querySelector("[data-ask]");
-      if ((spot && spot.textContent) || ask) replies[formKey(f)] = { text: spot ? spot.textContent : "", ask: ask };
+      if ((spot && spot.textContent) || ask) replies[formKey(f)] = { text: spot ? spot.textContent : "", ask: ask, version: spot ? spot.dataset.version : undefined };
     });
     // a folded part the reader opened (the questions, the catalogue) stays open
     const opened = Array.from(region.querySelectorAll("details"), (d) => d.open);
@@ -58,13 +62,16 @@
     region.querySelectorAll(".scroller[id]").forEach((b) => { scrolls[b.id] = b.scrollTop; });
     region.innerHTML = html;
     region.querySelectorAll("input[id]").forEach((i) => { if (typed[i.id]) i.value = typed[i.id]; });
+    region.querySelectorAll("select[id]").forEach((c) => {
+      if (chosen[c.id] && Array.from(c.options).some((o) => o.value === chosen[c.id])) c.value = chosen[c.id];
+    });
     const folds = region.querySelectorAll("details");
     if (folds.length === opened.length) folds.forEach((d, i) => { d.open = opened[i]; });
     for (const [key, kept] of Object.entries(replies)) {
       const f = formByKey(key);
-      if (!f) { if (kept.text) pageFeedback(kept.text); continue; }
+      if (!f) { if (kept.text) pageFeedback(kept.text, kept.version); continue; }
       const spot = f.querySelector("[data-feedback]");
-      if (spot && kept.text) spot.textContent = kept.text;
+      if (spot && kept.text) stamp(spot, kept.text, kept.version);
       if (kept.ask) f.appendChild(kept.ask);
     }
     region.querySelectorAll(".scroller[id]").forEach((b) => { if (b.id in scrolls) b.scrollTop = scrolls[b.id]; });
@@ -97,7 +104,30 @@
   let delay = 1000;
   const notice = () => document.getElementById("connection");
 
+  // A reply says what the click did; once the game has moved on (a newer live update)
+  // it no longer says what is so, and goes (the announcements and messages keep it).
+  function stamp(spot, text, version) {
+    spot.textContent = text;
+    if (version !== undefined && version !== null && text) spot.dataset.version = String(version);
+    else delete spot.dataset.version;
+  }
+  function clearReplies(version) {
+    document.querySelectorAll("[data-feedback][data-version], #feedback[data-version]").forEach((spot) => {
+      if (Number(spot.dataset.version) < version) { spot.textContent = ""; delete spot.dataset.version; }
+    });
+  }
+
+  // At the game's end the screens close: the page keeps what it shows (the result),
+  // says so, and stops trying to reconnect.
+  let closed = false;
+  function setClosed() {
+    closed = true;
+    const el = notice();
+    if (el) { el.classList.remove("back"); el.classList.add("closed"); el.textContent = el.dataset.closed; }
+  }
+
   function setLost(isLost) {
+    if (closed) return;
     const el = notice();
     if (isLost && !lost && el) { el.classList.remove("back"); el.textContent = el.dataset.lost; }
     if (!isLost && lost && el) {
@@ -128,13 +158,19 @@
         setLost(false);
         return;
       }
+      const whole = fresh;
       if (fresh) { for (const k of Object.keys(last)) delete last[k]; }
       for (const [name, html] of Object.entries(data.regions)) apply(name, html, fresh);
       fresh = false;
       document.body.dataset.version = data.version;
+      current = Number(data.version) || current;
+      // after a reconnection (a restarted server numbers its versions anew) every reply is old
+      clearReplies(whole ? Infinity : current);
       setLost(false);
     };
+    source.addEventListener("closed", () => { source.close(); setClosed(); });
     source.onerror = () => {
+      if (closed) { source.close(); return; }
       setLost(true);
       fresh = true;
       if (source.readyState === EventSource.CLOSED && !retry) {
@@ -164,16 +200,18 @@
   const live = (form, key) => (form && form.isConnected ? form : (key ? formByKey(key) : null));
   const words = (name) => { const el = notice(); return (el && el.dataset[name]) || ""; };
 
-  function pageFeedback(text) {
+  function pageFeedback(text, version) {
     const spot = document.getElementById("feedback");
-    if (spot) spot.textContent = text;
+    if (spot) stamp(spot, text, version);
   }
 
-  function show(form, text, key) {
+  // ``version``: the live version the reply belongs to (a reply to a click); none for
+  // the answer of a checked field, which stays while its words are typed
+  function show(form, text, key, version) {
     form = live(form, key);
     const spot = form && form.querySelector("[data-feedback]");
-    if (spot) spot.textContent = text;
-    else pageFeedback(text);
+    if (spot) stamp(spot, text, version);
+    else pageFeedback(text, version);
   }
 
   // A click that discards progress (or releases a seat) is asked first: the question
@@ -210,7 +248,7 @@
     no.addEventListener("click", () => {
       const holder = box.closest("form");
       box.remove();
-      show(holder, words("kept"), key);
+      show(holder, words("kept"), key, current);
       const first = holder && holder.querySelector("button, select, input:not([type=hidden])");
       if (first) first.focus();
     });
@@ -231,13 +269,18 @@
     }
     if (response.redirected || !response.ok) {
       if (response.status === 403) { window.location.reload(); return; }
-      show(form, words(response.status === 409 ? "stale" : "failed"), key);
+      const why = response.status === 409 ? "stale" : (response.status === 422 ? "choose" : "failed");
+      show(form, words(why), key, current);
       return;
     }
     const reply = await response.json();
     if (reply.confirm) { ask(form, key, url, body, reply.confirm); return; }
+    // sent: a picker with nothing preselected goes back to "Choose" (the next move is picked afresh)
+    const sent = live(form, key);
+    if (sent) sent.querySelectorAll("select[required]").forEach((c) => { c.value = ""; });
     const lines = (reply.private && reply.private.length ? reply.private : reply.public) || [];
-    show(form, lines.length ? lines.join(" ") : (reply.accepted === null ? words("queued") : ""), key);
+    show(form, lines.length ? lines.join(" ") : (reply.accepted === null ? words("queued") : ""), key,
+      reply.version !== undefined ? reply.version : current);
   }
 
   document.addEventListener("submit", (e) => {
@@ -294,6 +337,8 @@
 
   function start() {
     document.querySelectorAll("[data-newest]").forEach(toNewest);
+    // a window that changes size (a phone turned, a table screen resized) keeps the newest line in view
+    window.addEventListener("resize", () => document.querySelectorAll("[data-newest]").forEach(toNewest));
     connect();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
