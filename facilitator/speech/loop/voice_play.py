@@ -154,7 +154,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
 
                 held = HeldMicrophone(loop, args.ptt_input)   # the button gates the second microphone
             stop_ptt = push_to_talk.start(args.push_to_talk, held or loop)
-        elif not table_mic:   # the phones are the microphones: typed lines too, and their end ends play
+        elif mic and not table_mic:   # only the phones hear: typed lines too, and their end ends play
             from ..audio.push_to_talk import read_lines
 
             read_lines(sys.stdin, loop, tap_on_empty=False, on_end=loop.end_input)
