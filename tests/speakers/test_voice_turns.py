@@ -240,3 +240,19 @@ def test_a_seat_holding_its_phone_is_not_asked_for_a_voiceprint(tmp_path: Path) 
     turns.begin()
     assert speaker.spoken[-1].endswith("Player 2, say: I'm ready to play.")
     assert turns.queue == [4]
+
+
+def test_an_embedding_with_no_direction_is_never_kept_as_a_seats_line(tmp_path: Path) -> None:
+    loop, _, speaker, _ = make(tmp_path)
+
+    class Broken:
+        def embed(self, pcm: bytes) -> np.ndarray:
+            return np.array([np.nan, 0.0, 1.0])
+
+    from facilitator.speech.voices.voiceprints import Voiceprints
+
+    turns = VoiceTurns(loop, Broken(), Voiceprints(None, loop.session.game_id, dimension=3))
+    turns.begin()
+    loop.hear(said("raw:i'm ready to play", 10.0, 1.2))
+    assert not turns.prints.enrolled(1)
+    assert speaker.spoken[-1] == "I cannot learn voices on this machine."

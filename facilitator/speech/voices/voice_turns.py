@@ -225,9 +225,14 @@ class VoiceTurns:
     def _embed(self, segment: Segment) -> np.ndarray | None:
         try:
             self.embedded += 1
-            return self.embedder.embed(segment.pcm)
+            vector = np.asarray(self.embedder.embed(segment.pcm), dtype=np.float64)
         except Exception:  # noqa: BLE001 -- an embedder failing on one utterance: unsure, no traceback
             return None
+        # a vector with no direction (NaN, infinite, all zeros) says nothing of the voice, and
+        # kept as a seat's line it would spoil the seat's voiceprint: as if the embedder failed
+        if vector.ndim != 1 or not np.all(np.isfinite(vector)) or not np.any(vector):
+            return None
+        return vector
 
     def scores(self, segment: Segment | None) -> dict[int, float]:
         """``segment``'s similarity to each enrolled seat (cached per utterance; empty when
