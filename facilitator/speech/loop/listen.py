@@ -133,17 +133,6 @@ class ListenLoop(Routing, Conversation):
             self.game_session.heard = self._heard_seat
 
     # -- what the loop is made of, as its callers see it --------------------------------
-    asked: int
-    held: int
-    undone: int
-    released: int
-    repeated: int
-    corrected: int
-    trimmed: int
-    chatter: int
-    verified: int
-    withdrawn: int
-
     @property
     def captions(self) -> Captions:
         return self.speaking.captions
