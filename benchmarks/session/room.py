@@ -131,3 +131,22 @@ def pink_noise(seconds: float, seed: int) -> np.ndarray:
     f[0] = 1.0
     x = np.fft.irfft(spectrum / np.sqrt(f), n)
     return x / np.sqrt(np.mean(x**2))
+
+
+def phone_band(samples: np.ndarray, low_hz: float = 100.0, high_hz: float = 7000.0) -> np.ndarray:
+    """``samples`` through a phone microphone's band: ``low_hz`` to ``high_hz``, with
+    raised-cosine edges an octave wide below and a quarter octave above (FFT; float out)."""
+    n = len(samples)
+    if n == 0:
+        return samples.astype(np.float64)
+    spectrum = np.fft.rfft(samples.astype(np.float64))
+    f = np.fft.rfftfreq(n, 1.0 / SAMPLE_RATE)
+    gain = np.ones_like(f)
+    lo = (f >= low_hz / 2) & (f < low_hz)
+    gain[f < low_hz / 2] = 0.0
+    gain[lo] = 0.5 - 0.5 * np.cos(np.pi * np.log2(f[lo] / (low_hz / 2)))
+    top = high_hz * 2 ** 0.25
+    hi = (f > high_hz) & (f <= top)
+    gain[f > top] = 0.0
+    gain[hi] = 0.5 + 0.5 * np.cos(np.pi * np.log2(f[hi] / high_hz) / 0.25)
+    return np.fft.irfft(spectrum * gain, n)

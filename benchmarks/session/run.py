@@ -70,6 +70,7 @@ class Job:
     room: str | None
     endpoint: tuple[tuple[str, Any], ...]
     transcripts: str | None
+    verify_scale: float = 1.0
 
 
 def _run(job: Job) -> table.Result:
@@ -88,7 +89,7 @@ def _run(job: Job) -> table.Result:
                         lambda loop: Endpointer(complete=loop.complete, **options),
                         background=Path(job.background) if job.background else None,
                         ir_path=Path(job.room) if job.room else None, chatter=CHATTER,
-                        mode=job.mode, engines=engines)
+                        mode=job.mode, engines=engines, verify_cpu_scale=job.verify_scale)
     if job.transcripts:
         stem = f"{job.game}-{job.condition}-{job.voice_set}-{job.mode}-{engines}"
         folder = Path(job.transcripts)
@@ -127,7 +128,8 @@ COLUMNS = ("condition", "voices", "mode", "engines", "commands said", "understoo
            "applied twice", "wrong actions from chatter", "wrong actions from mishearing, per 100 commands",
            "chatter lines", "chatter reaching the referee", "\"Say again?\" per min of chatter",
            "\"Say again?\" to nobody, per min", "end of speech → answer, median / p95",
-           "segments cut at the cap", "peak RSS")
+           "segments cut at the cap", "peak RSS", "applied from a seat that may not act",
+           "end of speech → echo of the first hearing, median", "end of speech → verdict in, median")
 
 
 def summarize(results: list[table.Result], conditions: tuple[str, ...], sets: tuple[str, ...],
@@ -167,11 +169,44 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
     latency = (f"{statistics.median(lat) * 1000:.0f} / {percentile(lat, 0.95) * 1000:.0f} ms"
                if lat else "-")
     per_100 = f"{misheard} ({100 * misheard / said:.1f})" if said else str(misheard)
+    echo = [x for r in rows for x in r.echo_latencies]
+    verdict = [x for r in rows for x in r.verdict_seconds]
     cells = [*key, str(said), _pct(first, said), _pct(two, said), str(twice), str(from_chatter), per_100,
              str(chat), str(reached), f"{again / minutes if minutes else 0:.1f}",
              f"{unprompted / session_minutes if session_minutes else 0:.1f}", latency,
-             f"{capped} of {segs}", f"{rss:.0f} MB"]
+             f"{capped} of {segs}", f"{rss:.0f} MB",
+             str(sum(r.wrong_seat for r in rows)) if key[2] == "phone" else "-",
+             f"{statistics.median(echo) * 1000:.0f} ms ({len(echo)})" if echo else "-",
+             f"{statistics.median(verdict) * 1000:.0f} ms" if verdict else "-"]
     return "| " + " | ".join(cells) + " |"
+
+
+#: the recognition stages, in the order an utterance meets them
+STAGES = ("early finish", "pocketsphinx", "encode", "n-best", "scoring", "swaps")
+
+
+def stage_table(results: list[table.Result]) -> list[str]:
+    """CPU seconds per utterance of each recognition stage (median / 95th percentile), per
+    engines, over every utterance decoded, and the phrases Whisper scored per utterance."""
+    lines = ["| engines | utterances | " + " | ".join(STAGES) + " | all stages | phrases scored |",
+             "|---|---|" + "---|" * (len(STAGES) + 2)]
+    for label in dict.fromkeys(r.engines for r in results):
+        costs = [c for r in results if r.engines == label for c in r.stage_cpu]
+        if not costs:
+            continue
+        cells = [label, str(len(costs))]
+        for stage in STAGES:
+            values = [c[stage] for c in costs if stage in c]
+            cells.append(_ms(values))
+        cells.append(_ms([sum(v for k, v in c.items() if k in STAGES) for c in costs]))
+        scored = [c["phrases scored"] for c in costs if "phrases scored" in c]
+        cells.append(f"{statistics.median(scored):.0f}" if scored else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms" if values else "-"
 
 
 def _pct(part: int, whole: int) -> str:
@@ -223,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--second-engine", choices=("auto", "off", "always"),
                         help="as facilitator's option: off is --engines light, always or auto --engines both")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--verify-scale", type=float, default=1.0, metavar="X",
+                        help="the second engine's verdict on an echo is in X times its CPU seconds after it "
+                             "started (1: this machine; see benchmarks/RESULTS.md for a Raspberry Pi's X)")
     parser.add_argument("--transcripts", help="write each session's transcript into this folder")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md and README.md alone")
     parser.add_argument("--rescore", action="append", default=[], metavar="DIR",
@@ -285,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         return tuple(c for c in conditions if c in GATED_CONDITIONS)
 
     jobs = [Job(game, condition, name, mode, engine, specs, minutes, args.seed + 100 * g, args.background,
-                args.room, endpoint, args.transcripts)
+                args.room, endpoint, args.transcripts, args.verify_scale)
             for mode in modes for engine in engine_sets for condition in rooms(mode)
             for name, specs in sets.items() for g, game in enumerate(games)]
     began = time.perf_counter()
@@ -305,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
          f"{', '.join(voices.label(v) for v in held_out)}."),
         "",
         *summarize(results, conditions, tuple(sets), modes, engine_sets),
+        "",
+        "CPU seconds per utterance of each recognition stage (median / 95th percentile, this machine):",
+        "",
+        *stage_table(results),
     ])
     print(text)
     if not args.no_write:
@@ -331,6 +373,8 @@ def _print_rescored(folders: list[str]) -> int:
     modes = order([r.mode for r in results], MODES)
     engines = order([r.engines for r in results], tuple(ENGINES))
     print("\n".join(summarize(results, conditions, sets, modes, engines)))
+    print()
+    print("\n".join(stage_table(results)))
     return 0
 
 

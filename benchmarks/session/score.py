@@ -37,6 +37,10 @@ The rules (``score``), each stated by a test in tests/loop/test_session_benchmar
   when it is a player's command or answer that meant something else.  Queries and
   help change nothing in the game: answered for the wrong line they are
   chatter reaching the referee, not wrong actions;
+* in phone mode, a line of kind ``intruder`` is a role's command said on the phone
+  of a seat that may not give it: each one applied is a *wrong seat* action;
+* latency is counted from the end of the line, or for a phone from its release
+  (the press gives the utterance's end: the endpointer waits for nothing);
 * *chatter reaching the referee*: chatter lines that caused anything to be
   executed (accepted or refused), a question or an echo, a voice control, or any
   other spoken answer (a repeat); "Say again?" has its own count.  A sound's
@@ -73,6 +77,13 @@ class Score:
     chatter_reached: int = 0
     say_again_chatter: int = 0
     say_again_unprompted: int = 0
+    wrong_seat: int = 0
+    #: CPU seconds of each recognition stage, one dict per utterance decoded
+    stage_cpu: list[dict[str, float]] = field(default_factory=list)
+    #: end of a line to the echo of its first hearing (the fast path), seconds
+    echo_latencies: list[float] = field(default_factory=list)
+    #: end of a line to the second engine's verdict on its echo, seconds
+    verdict_seconds: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     segments: int = 0
     capped_segments: int = 0
@@ -147,6 +158,9 @@ def score(trace: dict[str, Any]) -> Score:
             continue
         if not done["accepted"] or done["query"]:
             continue   # refused, or an answer that changes nothing: no action taken
+        if u is not None and u["kind"] == "intruder":
+            out.wrong_seat += 1
+            continue
         if u is None or u["kind"] == "chatter":
             out.wrong_chatter += 1
         else:
@@ -182,10 +196,17 @@ def score(trace: dict[str, Any]) -> Score:
             reached.add(about)   # a question or an echo about what a chatter line was heard as
     out.chatter_reached = len(reached)
 
-    for start, end, latency in trace.get("latencies", []):
+    phone = trace.get("mode") == "phone"
+    for name, into in (("latencies", out.latencies), ("echo_latencies", out.echo_latencies)):
+        for start, end, latency in trace.get(name, []):
+            k = line_of((start, end), said)
+            if k is not None and said[k]["kind"] in ("command", "answer"):
+                into.append(latency + (0.0 if phone else end - said[k]["end"]))
+    for start, end, _began, ready, _cpu in trace.get("verdicts", []):
         k = line_of((start, end), said)
-        if k is not None and said[k]["kind"] in ("command", "answer"):
-            out.latencies.append(latency + (end - said[k]["end"]))
+        if k is not None and ready is not None and said[k]["kind"] in ("command", "answer"):
+            out.verdict_seconds.append(ready - (end if phone else said[k]["end"]))
+    out.stage_cpu = [dict(stages) for _s, _e, stages in trace.get("costs", [])]
     return out
 
 

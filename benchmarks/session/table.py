@@ -68,8 +68,12 @@ PRESS_LEAD_SECONDS = 0.15
 RELEASE_LAG_SECONDS = 0.25
 #: a close-talk microphone (5-10 cm from the mouth, talkers about 1 m away): the rest this much quieter
 CLOSE_TALK_GAIN_DB = 15.0
+#: a phone held at arm's length (20-30 cm): its player this much above the table microphone's mix
+PHONE_GAIN_DB = 12.0
+#: phone mode: now and then another seat says a role's command on its own phone (it must be refused)
+INTRUDER_SHARE = 0.1
 #: how the table addresses the referee (see ``Table``)
-MODES = ("always", "wake", "ptt", "ptt-close")
+MODES = ("always", "wake", "ptt", "ptt-close", "phone")
 FRAME_SAMPLES = FRAME_BYTES // SAMPLE_WIDTH
 LAUGHTER = ("ha ha ha ha", "ha ha ha", "oh ha ha ha ha")
 
@@ -123,22 +127,77 @@ class Watch:
         self.sounds: list[dict[str, Any]] = []
         #: what Session.execute ran: at, canonical, intent, the utterance it was heard in, accepted, how
         self.executed: list[dict[str, Any]] = []
-        self._decoded: tuple[Segment, float, float] | None = None   # segment, loop time, wall clock
-        self.latencies: list[tuple[Segment, float]] = []
+        #: the utterance decoded last: segment, loop time, CPU clock, heard first (not yet verified)
+        self._decoded: tuple[Segment, float, float, bool] | None = None
+        self.latencies: list[tuple[Segment, float, bool]] = []
         self.hearing: Segment | None = None
+        #: CPU seconds of each recognition stage, per utterance decoded: [start, end, {stage: s}]
+        self.costs: list[list[Any]] = []
+        self._completing = 0.0
+        if hasattr(recognizer, "hear_first") and hasattr(recognizer, "verify"):
+            # the two-stage surface, so the loop may echo before the second engine's verdict
+            self.hear_first = self._hear_first
+            self.verify = self._verify
+
+    def _noted(self, began: float, first: bool = False) -> None:
+        assert self.loop is not None
+        if self.loop.current is not None:
+            self._decoded = (self.loop.current, self.loop.now(), began, first)
+
+    def _cost(self, first: bool) -> None:
+        """The stages' CPU seconds of the decode just made (pocketsphinx and Whisper's)."""
+        last = getattr(self.recognizer, "last", {}) or {}
+        stages: dict[str, float] = {}
+        ps = last.get("pocketsphinx") if "pocketsphinx" in last else last
+        if first or "pocketsphinx" not in last:
+            stages["pocketsphinx"] = float((ps or {}).get("cpu", 0.0))
+            stages["early finish"], self._completing = self._completing, 0.0
+        whisper = getattr(getattr(self.recognizer, "whisper", None), "last", {}) or {}
+        if not first and last.get("ranked") is not None:
+            stages.update({k: float(v) for k, v in (whisper.get("cpu") or {}).items()})
+            stages["phrases scored"] = float(whisper.get("scored", 0))
+        assert self.loop is not None
+        span = _span(self.loop.current)
+        if self.costs and self.costs[-1][:2] == span:
+            merged = self.costs[-1][2]
+            for stage, value in stages.items():
+                merged[stage] = merged.get(stage, 0.0) + value
+        elif span is not None:
+            self.costs.append([*span, stages])
+
+    def _hear_first(self, pcm: bytes, grammar: RecognitionGrammar) -> Any:
+        began = cpu_seconds()
+        first = self.recognizer.hear_first(pcm, grammar)
+        self._noted(began, first=True)
+        self._cost(first=True)
+        return first
+
+    def _verify(self, pcm: bytes, grammar: RecognitionGrammar, first: Any) -> Hypothesis | None:
+        hyp: Hypothesis | None = self.recognizer.verify(pcm, grammar, first)
+        if self._decoded is not None and self._decoded[3]:   # verified before anything was said
+            self._decoded = (*self._decoded[:3], False)
+        self._cost(first=False)
+        return hyp
 
     # Recognizer
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
-        assert self.loop is not None
         began = cpu_seconds()
         hyp: Hypothesis | None = self.recognizer.decode(pcm, grammar)
-        if self.loop.current is not None:
-            self._decoded = (self.loop.current, self.loop.now(), began)
+        self._noted(began)
+        if "ranked" in (getattr(self.recognizer, "last", {}) or {}):
+            self._cost(first=True)
+            self._cost(first=False)
+        else:
+            self._cost(first=True)
         return hyp
 
     def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
         check = getattr(self.recognizer, "is_complete", None)
-        return bool(check(pcm, grammar)) if check is not None else False
+        began = time.process_time()
+        try:
+            return bool(check(pcm, grammar)) if check is not None else False
+        finally:   # the endpointer's early-finish checks, counted with the utterance they end
+            self._completing += time.process_time() - began
 
     # Speaker
     def speak(self, text: str) -> float:
@@ -146,8 +205,8 @@ class Watch:
         at = self.loop.now()
         pcm, rate = self.synthesizer.synthesize(text)
         if self._decoded is not None:
-            segment, decoded_at, began = self._decoded
-            self.latencies.append((segment, decoded_at - segment.end + cpu_seconds() - began))
+            segment, decoded_at, began, first = self._decoded
+            self.latencies.append((segment, decoded_at - segment.end + cpu_seconds() - began, first))
             self._decoded = None
         self._sound(at, text)
         seconds = self.audio.leak(pcm, rate, at)
@@ -213,6 +272,7 @@ class TableAudio:
         self.sounds: list[tuple[int, np.ndarray]] = []   # (first sample, float samples)
         self.closed = False
         self.recording: list[bytes] | None = None        # the microphone's signal, when kept
+        self.recent: list[np.ndarray] = []               # the last frames emitted (a phone hears them too)
 
     @property
     def t(self) -> float:
@@ -255,10 +315,23 @@ class TableAudio:
                     keep.append((first, samples))
             self.sounds = keep
             pcm = np.clip(np.round(chunk), -32768, 32767).astype("<i2").tobytes()
+            self.recent.append(chunk)
+            del self.recent[:-RECENT_FRAMES]
             self.position = b
             if self.recording is not None:
                 self.recording.append(pcm)
             yield Frame(pcm, a / SAMPLE_RATE)
+
+
+    def heard_since(self, t: float) -> np.ndarray:
+        """The table microphone's signal from stream time ``t`` up to now (float samples)."""
+        kept = np.concatenate(self.recent) if self.recent else np.zeros(0, dtype=np.float32)
+        first = self.position - len(kept)
+        return kept[max(0, round(t * SAMPLE_RATE) - first):]
+
+
+#: frames a phone's utterance may reach back over (12 s)
+RECENT_FRAMES = 400
 
 
 class Table:
@@ -270,7 +343,12 @@ class Table:
     just before the line to just after it (chatter is never pressed); *ptt-close*:
     push-to-talk with a close-talk microphone: the pressing player's line reaches
     the microphone dry and everything else (the room's talk, the other players,
-    the assistant's voice) ``CLOSE_TALK_GAIN_DB`` quieter relative to it.
+    the assistant's voice) ``CLOSE_TALK_GAIN_DB`` quieter relative to it; *phone*:
+    the speaking player holds the talk button of the phone that shows their seat, so
+    the line is heard as a phone at arm's length would (``phone_hears``) and its seat
+    is known; the one who speaks a role's command is a seat that may give it, and now
+    and then (``INTRUDER_SHARE``) another seat says it on its own phone first (that
+    must be refused).  The table microphone goes on hearing everything.
     """
 
     def __init__(self, game: str, session: Session, loop: ListenLoop, watch: Watch, audio: TableAudio,
@@ -307,7 +385,13 @@ class Table:
                 continue
             text, command = got
             seat = (seat + 1) % len(self.seats)
-            yield from self._command(text, command, self.seats[seat])
+            if self.mode == "phone":
+                seat = self._acting_seat(command, seat + 1) - 1
+                intruder = self._intruder(command)
+                if intruder is not None:
+                    yield from self._say("intruder", text, self.seats[intruder - 1], addressed=True,
+                                         seat=intruder)
+            yield from self._command(text, command, self.seats[seat], seat + 1)
         # trailing quiet for the endpointer to close the last utterance
         yield from self.audio.until(self.audio.t + 1.5)
 
@@ -336,7 +420,24 @@ class Table:
         return k is not None and self.said[k]["command"] == index
 
     # -- lines -----------------------------------------------------------------------
-    def _command(self, text: str, command: Command, voice: str) -> Iterator[Frame]:
+    def _acting(self, command: Command) -> frozenset[int] | None:
+        return self.session.referee.acting_seats(self.session.state, command)  # type: ignore[no-any-return]
+
+    def _acting_seat(self, command: Command, turn: int) -> int:
+        """The seat that says ``command`` on its phone: one that may give it (the next in turn
+        when anyone may)."""
+        acting = self._acting(command)
+        return min(acting) if acting else turn
+
+    def _intruder(self, command: Command) -> int | None:
+        """Now and then, a seat that may not give ``command`` says it on its own phone."""
+        acting = self._acting(command)
+        others = [s for s in range(1, len(self.seats) + 1) if acting and s not in acting]
+        if not others or self.rng.random() >= INTRUDER_SHARE:
+            return None
+        return self.rng.choice(others)
+
+    def _command(self, text: str, command: Command, voice: str, seat: int = 0) -> Iterator[Frame]:
         meant = command.canonical.lower()
         self.commands.append({"canonical": meant, "text": text})
         index = len(self.commands) - 1
@@ -347,7 +448,7 @@ class Table:
             # a player who hears the command applied meanwhile (its undo window closed) does not say it again
             said = yield from self._say("command", spoken, voice, rate=165 - 15 * (k - 1), index=index,
                                         meant=meant, attempt=k, addressed=True,
-                                        still_wanted=lambda: not self._understood(index))
+                                        still_wanted=lambda: not self._understood(index), seat=seat)
             if said is None:
                 return
             # answer the referee about what it heard: a question "yes" or "no"; an echo of
@@ -365,7 +466,8 @@ class Table:
                 word = "yes" if right else "no"
                 spoken = self.session.grammar.render(word) or word
                 pending = self.loop.pending
-                yield from self._say("answer", spoken, voice, index=index, meant=word, attempt=k, addressed=True)
+                yield from self._say("answer", spoken, voice, index=index, meant=word, attempt=k, addressed=True,
+                                     seat=seat)
                 if self.loop.pending is not pending:
                     break
             if self._understood(index) or self._went_wrong(index) or self.session.over:
@@ -392,26 +494,28 @@ class Table:
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
              meant: str = "", attempt: int = 0, addressed: bool = False,
-             still_wanted: Any = None) -> Generator[Frame, None, dict[str, Any] | None]:
+             still_wanted: Any = None, seat: int = 0) -> Generator[Frame, None, dict[str, Any] | None]:
         """Say one line after the assistant is quiet and a short gap (a line addressed to
-        the referee is pressed in push-to-talk); None when ``still_wanted()`` turned false
-        before the line began.  Returns once the loop heard the line (or gave up on it)."""
+        the referee is pressed in push-to-talk, or on seat ``seat``'s phone); None when
+        ``still_wanted()`` turned false before the line began.  Returns once the loop
+        heard the line (or gave up on it)."""
         gap = self.rng.uniform(0.4, 1.0)
         start = max(self.audio.t, self.loop.quiet_from) + gap
-        press = addressed and self.mode.startswith("ptt")
-        pressed = False
+        phone = addressed and self.mode == "phone" and seat > 0
+        press = addressed and (self.mode.startswith("ptt") or phone)
+        pressed, pressed_at = False, start
         while self.audio.t < start and not self._closed:
             if still_wanted is not None and not still_wanted():
                 return None
             if press and not pressed and self.audio.t >= start - PRESS_LEAD_SECONDS:
-                self.loop.press(self.audio.t)
+                pressed_at = self._press(phone, seat)
                 pressed = True
             yield from self.audio.until(min(start, self.audio.t + 0.09))
             start = max(start, self.loop.quiet_from + gap)
         if still_wanted is not None and not still_wanted():
             return None
         if press and not pressed:
-            self.loop.press(self.audio.t)
+            pressed_at = self._press(phone, seat)
         start = self.audio.t
         dry = self.voices.say(voice, text, rate)
         if addressed and self.mode == "ptt-close":
@@ -426,7 +530,11 @@ class Table:
         yield from self.audio.until(end)
         if press:
             yield from self.audio.until(end + RELEASE_LAG_SECONDS)
-            self.loop.release(self.audio.t)
+            if phone:
+                pcm = phone_hears(dry, start - pressed_at, self.audio.heard_since(pressed_at))
+                self.loop.phone_utterance(seat, pcm, end=self.audio.t)
+            else:
+                self.loop.release(self.audio.t)
         # wait for the loop: until it reacts (a sound or a sentence), or it has taken the line
         # and stayed silent a moment (chatter gets silence), or patience runs out
         waited_until = end + PATIENCE_SECONDS
@@ -440,8 +548,30 @@ class Table:
             yield from self.audio.until(self.audio.t + 0.09)
         return utterance
 
+    def _press(self, phone: bool, seat: int) -> float:
+        if phone:
+            self.loop.phone_press(seat, at=self.audio.t)
+        else:
+            self.loop.press(self.audio.t)
+        return self.audio.t
+
     def _wait(self, seconds: float) -> Iterator[Frame]:
         yield from self.audio.until(self.audio.t + seconds)
+
+
+def phone_hears(dry: np.ndarray, offset: float, table: np.ndarray) -> bytes:
+    """What a phone held at arm's length hears while its talk button is down: its player's
+    line dry (``offset`` seconds after the press), ``PHONE_GAIN_DB`` above the table
+    microphone's mix of everything (``table``, from the press on: the room's talk, the
+    other players, the referee's voice), through a phone's band (``room.phone_band``)."""
+    line = room.level(dry, room.SPEECH_DBFS)
+    first = max(0, round(offset * SAMPLE_RATE))
+    out = np.asarray(table, dtype=np.float64) * 10 ** (-PHONE_GAIN_DB / 20)
+    if len(out) < first + len(line):
+        out = np.concatenate([out, np.zeros(first + len(line) - len(out))])
+    out[first: first + len(line)] += line
+    out = room.phone_band(out)
+    return np.clip(np.round(out), -32768, 32767).astype("<i2").tobytes()
 
 
 def cpu_seconds() -> float:
@@ -477,7 +607,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
          background: Path | None = None, ir_path: Path | None = None,
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
          record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
-         rt60: float | None = None) -> Result:
+         rt60: float | None = None, verify_cpu_scale: float = 1.0) -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only), the table addressing the referee by
     ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
@@ -488,7 +618,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
     voices = Voices()
     synthesizer = Synthesizer(VoiceSettings(), engine="espeak-ng")
     began = time.perf_counter()
-    room_gain = 10 ** (-CLOSE_TALK_GAIN_DB / 20) if mode == "ptt-close" else 1.0
+    room_gain = 10 ** (-CLOSE_TALK_GAIN_DB / 20) if mode == "ptt-close" else 1.0   # the table mic is the close one
     try:
         seconds = minutes * 60.0 + 60.0
         bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
@@ -512,7 +642,8 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         typed, last = players.type_opening(game, session)
         reply = last or reply
         watch = Watch(recognizer, synthesizer, audio)
-        settings = LoopSettings(wake_phrase=mode == "wake", push_to_talk=mode.startswith("ptt"))
+        settings = LoopSettings(wake_phrase=mode == "wake", push_to_talk=mode.startswith("ptt"),
+                                verify_cpu_scale=verify_cpu_scale)
         loop = ListenLoop(session, watch, watch, VoiceSettings(), None, settings)
         watch.loop = loop
         watch.observe(session)
@@ -557,12 +688,18 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
         "said": table.said, "commands": table.commands,
         "executed": watch.executed, "sounds": watch.sounds,
         "segments": [[round(s.start, 3), round(s.end, 3)] for s in segments],
-        "latencies": [[round(s.start, 3), round(s.end, 3), round(lat, 4)] for s, lat in watch.latencies],
+        "latencies": [[round(s.start, 3), round(s.end, 3), round(lat, 4)] for s, lat, _ in watch.latencies],
+        "echo_latencies": [[round(s.start, 3), round(s.end, 3), round(lat, 4)] for s, lat, fast in watch.latencies
+                           if fast],
+        "verdicts": [[round(s.start, 3), round(s.end, 3), round(began, 3), None if at is None else round(at, 3),
+                      None if cpu is None else round(cpu, 4)] for s, began, at, cpu in table.loop.verdicts],
+        "costs": [[s, e, {k: round(v, 5) for k, v in stages.items()}] for s, e, stages in watch.costs],
         "control_texts": controls, "control_intents": sorted(CONTROLS),
         "say_again": phrases.say("say-again"),
         # the loop's own counts, for reading a transcript (the scorer does not use them)
         "loop": {name: getattr(table.loop, name) for name in
-                 ("asked", "held", "released", "repeated", "corrected", "undone", "chatter")},
+                 ("asked", "held", "released", "repeated", "corrected", "undone", "chatter", "verified",
+                  "withdrawn")},
     }
 
 
