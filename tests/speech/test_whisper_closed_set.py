@@ -53,7 +53,7 @@ def test_the_one_word_answers_are_candidates_when_the_free_text_is_short(whisper
 
 
 def test_the_encoder_window_is_the_clip_and_the_padding(whisper) -> None:  # type: ignore[no-untyped-def]
-    assert whisper._window(16_000) == 7.0            # 1 s clip + 6 s
+    assert whisper._window(16_000) == 5.0            # 1 s clip + 4 s
     assert whisper._window(16_000 * 9) == whisper.window_seconds   # capped
 
 

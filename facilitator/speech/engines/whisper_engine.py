@@ -27,10 +27,12 @@ The audio is encoded as a window of the clip plus ``pad_seconds`` (at most
 ``window_seconds``), not Whisper's usual 30 s: commands are short and the
 encoder's cost follows the window.
 
-**The lean pass** (what the closed-set scoring costs is most of Whisper's step): the
-phrases are scored against the encoder output cut to the clip and
-``score_pad_seconds`` (the decoder's cross-attention cost follows the frames it
-attends to; the n-best still sees the whole window); the grammar's one-word phrases
+**The lean pass** (the closed-set scoring costs most of Whisper's step: each phrase
+scored is one batch item whose cross-attention keys and values are computed over the
+whole encoder output): the window is the clip and 4 s (it was 6 s); the phrases are
+scored against the encoder output cut to the clip and ``score_pad_seconds`` (3 s;
+0.5 s and 2 s lost commands on the committed clips, see benchmarks/RESULTS.md); the
+grammar's one-word phrases
 join the candidates only when Whisper's free text is short (at most
 ``one_word_max_words`` words: "send north east south west" is no "yes"); and at
 most ``max_swaps`` slot swaps are scored.  ``last["cpu"]`` holds each stage's CPU
@@ -101,8 +103,8 @@ class WhisperRecognizer:
 
     def __init__(self, model_dir: Path | None = None, *, model: str = "tiny", min_similarity: float = 80.0,
                  beam_size: int = 5, candidates: int = 4, max_candidates: int = 16, window_seconds: float = 10.0,
-                 pad_seconds: float = 6.0, swap_words: int = 2, max_swaps: int = 8,
-                 score_pad_seconds: float | None = 0.5, one_word_max_words: int | None = 2,
+                 pad_seconds: float = 4.0, swap_words: int = 2, max_swaps: int = 8,
+                 score_pad_seconds: float | None = 3.0, one_word_max_words: int | None = 2,
                  threads: int | None = None, verify: bool = True) -> None:
         self.min_similarity = min_similarity
         self.beam_size = beam_size
