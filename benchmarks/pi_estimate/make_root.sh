@@ -38,10 +38,14 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
-rm -rf "$root/src/facilitator"
-mkdir -p "$root/src"
-git clone -q "$here" "$root/src/facilitator"
-git -C "$root/src/facilitator" checkout -q "$(git -C "$here" rev-parse HEAD)"
+# the committed project at HEAD; a clone already there is moved on (its .venv, the slow part, stays)
+if [ -d "$root/src/facilitator/.git" ]; then
+  git -C "$root/src/facilitator" fetch -q "$here" HEAD
+else
+  mkdir -p "$root/src"
+  git clone -q "$here" "$root/src/facilitator"
+fi
+git -C "$root/src/facilitator" checkout -q --detach "$(git -C "$here" rev-parse HEAD)"
 
 for fs in proc sys dev; do mountpoint -q "$root/$fs" || mount --bind "/$fs" "$root/$fs"; done
 # what a Pi 4 shows in /proc/cpuinfo (qemu-user shows the host's; onnxruntime's probe dies on x86's)
@@ -62,12 +66,13 @@ chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/u
 
 say "the counting qemu-aarch64 and its plugins"
 version="$(dpkg-query -W -f '${Version}' qemu-user)"
-src="$(dirname "$root")/qemu-source-$version"
+source_version="$(dpkg-query -W -f '${source:Version}' qemu-user)"
+src="$(dirname "$root")/qemu-source-$source_version"
 if [ ! -f "$src/include/qemu/qemu-plugin.h" ]; then
   # QEMU's plugin header and test plugins, from Debian's source package of the installed qemu-user
   tmp="$(mktemp -d)"
-  (cd "$tmp" && apt-get source -qq --download-only "qemu=$version" >/dev/null 2>&1) || {
-    say "apt-get source qemu=$version failed: add a deb-src line for deb.debian.org (bookworm, bookworm-security)"
+  (cd "$tmp" && apt-get source -qq --download-only "qemu=$source_version" >/dev/null 2>&1) || {
+    say "apt-get source qemu=$source_version failed: add a deb-src line for deb.debian.org (bookworm, bookworm-security)"
     exit 1; }
   orig="$(ls "$tmp"/qemu_*.orig.tar.xz)"
   top="$(tar -tJf "$orig" | head -1 | cut -d/ -f1)"
