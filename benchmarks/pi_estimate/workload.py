@@ -1,9 +1,10 @@
 """What is counted: one process that loads the engines, then runs each recognition stage on the clips.
 
 Run by ``python -m benchmarks.pi_estimate`` under a counter (see ``__main__``), or
-alone for the CPU seconds.  Every stage boundary is a *mark*; the counter reports
-the instructions executed so far at each mark, so a stage's instructions are the
-difference between its two marks.  The marks:
+alone for the CPU seconds.  Every stage boundary is a *mark*, which closes the
+segment it names (``mark("pocketsphinx", clip)`` right after pocketsphinx's decode);
+the counter reports the instructions executed so far at each mark, so a stage's
+instructions are the difference between its mark and the one before.  The marks:
 
 * ``qemu``: the system call 31337 (none in Linux), which the QEMU plugin
   ``stagecount.c`` reports with the running count of guest instructions;
@@ -42,7 +43,7 @@ _mode = "none"
 
 
 def mark(label: str, clip: int = -1) -> None:
-    """A stage boundary: what follows belongs to ``label`` until the next mark."""
+    """A stage boundary: what ran since the last mark was ``label`` (of clip ``clip``, -1: none)."""
     marks.append({"label": label, "clip": clip, "cpu": time.process_time()})
     if _mode == "qemu":
         _libc.syscall(MARK_SYSCALL, len(marks) - 1, clip)
@@ -51,7 +52,6 @@ def mark(label: str, clip: int = -1) -> None:
 
 
 def _recognition(clips: list[str], game: str, rounds: int, out: dict[str, object]) -> None:
-    mark("import")
     import faster_whisper  # noqa: F401  (its import is part of the load, as in play)
 
     from facilitator.grammar import load_grammar
@@ -73,21 +73,21 @@ def _recognition(clips: list[str], game: str, rounds: int, out: dict[str, object
             mark(stage, MarkedStages.current)
 
     whisper_engine._Stages = MarkedStages
-    mark("load")
+    mark("import")
     grammar = recognition_grammar(load_grammar(game))
     whisper = whisper_engine.WhisperRecognizer(threads=1)
     hybrid = HybridRecognizer("always", pocketsphinx=PocketsphinxRecognizer(), whisper=whisper)
     pcms = [read_wav(path) for path in clips]
+    mark("load")
     # a first decode builds pocketsphinx's search for the grammar and warms CTranslate2: not a stage
-    mark("warm-up")
     hybrid.decode(pcms[0], grammar)
-    mark("loaded")
+    mark("warm-up")
     heard = []
     for r in range(rounds):
         for k, pcm in enumerate(pcms):
             clip = r * len(pcms) + k
             MarkedStages.current = clip
-            mark("start", clip)
+            mark("between", clip)
             first = hybrid.hear_first(pcm, grammar)
             mark("pocketsphinx", clip)
             hybrid.is_complete(pcm, grammar)
@@ -104,20 +104,23 @@ def _recognition(clips: list[str], game: str, rounds: int, out: dict[str, object
 
 
 def _calibration(files: list[str], out: dict[str, object]) -> None:
-    mark("import")
     from faster_whisper import WhisperModel
+    from faster_whisper.audio import decode_audio, pad_or_trim
 
     from facilitator.speech.engines.whisper_model import packaged_model_dir
 
-    mark("load")
+    mark("import")
     model = WhisperModel(str(packaged_model_dir()), device="cpu", compute_type="int8", cpu_threads=1)
-    mark("loaded")
+    mark("load")
     texts = []
     for k, path in enumerate(files):
-        mark("start", k)
+        mark("between", k)
         segments, info = model.transcribe(path)   # faster-whisper's defaults: beam 5, 30 s window
         text = " ".join(s.text.strip() for s in segments)
         mark("transcribe", k)
+        # the encoder's part of it: one 30 s window, as transcribe encodes it
+        model.encode(pad_or_trim(model.feature_extractor(decode_audio(path))))
+        mark("encode-30s", k)
         texts.append({"file": os.path.basename(path), "seconds": info.duration, "text": text})
     out["files"] = texts
 
