@@ -1,0 +1,328 @@
+"""From counted instructions to seconds on a Pi: the calibration, its sources, and the ranges.
+
+**Counts** (``__main__``): guest instructions of each stage on aarch64 (qemu-user on
+QEMU's Cortex-A72, a Pi 4's core, and Cortex-A76, a Pi 5's), one thread, per utterance.
+
+**Calibration.**  Others timed faster-whisper's tiny.en (int8) transcribing sentences on
+Pis (``PUBLISHED``).  The same kind of run is counted here (``WhisperModel(...,
+compute_type="int8", cpu_threads=1).transcribe(file)`` with its defaults: a 30 s window,
+beam 5) on sentences of the same lengths, so a board's rate on this code is
+``R = counted instructions / published seconds`` (instructions per second of the
+board running it as published, on several threads).
+
+**Threads.**  The published runs used four threads (faster-whisper's default on a
+four-core Pi, and issue 38's stated setting); the counts are of one.  A four-thread
+run is ``S4`` times faster than one thread, with ``S4 = 1 / (f / S_enc + (1 - f) / S_dec)``:
+``f`` the encoder's share of the calibration's instructions (counted: one 30 s encoder
+pass beside each transcription), ``S_enc`` and ``S_dec`` the four-thread speedups of the
+encoder (large int8 GEMMs) and of the decoder's steps (beam 5, one token at a time).
+These two are not measured here (no Pi, and two shared cores); ``SPEEDUP`` gives the
+ranges assumed.  One core's rate is then ``R1 = R / S4``.  The product's Whisper also
+runs on four threads (``WhisperRecognizer``: the board's cores, up to four): a Whisper
+stage takes ``I / (R1 * S)`` with ``S`` its own speedup (the encoder's for ``encode``, the
+decoder's for the n-best, the scoring and the swaps, none for ``decide``, which is Python).
+
+**Scalar code.**  pocketsphinx and espeak-ng are single-threaded C, not GEMM: their
+instructions retire at another rate than the Whisper mix's.  ``SCALAR_IPC`` is the
+range assumed for the ratio of their instructions per cycle to the Whisper mix's on
+the Pi's core; the x86 cross-check (instructions per CPU-second of each stage there)
+shows how far that ratio moves between these kinds of code on a wide core.
+
+**Ranges.**  Every estimate is evaluated at each corner of (the calibration figure,
+``S_enc``, ``S_dec``, the scalar ratio) and reported as centre and [lowest, highest].
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+#: published timings of faster-whisper tiny.en on Pis: (board, counted input, seconds, note)
+PUBLISHED: dict[str, list[tuple[str, str, float, str]]] = {
+    "cortex-a72": [
+        ("Pi 4 (4 GB)", "cv", 3.4, "a Common Voice sentence, int8, mean (BotYue/Pi-Whisper-RSS25-Workshop, "
+                                   "`Latency Analysis/latency_averages_Common.csv`)"),
+        ("Pi 400 (1.8 GHz)", "file-11s", 3.9, "an 11 s file, 4 threads (SYSTRAN/faster-whisper issue 38)"),
+        ("Pi 400 (1.8 GHz)", "file-3.5s", 3.2, "a 3.5 s file, 4 threads (the same)"),
+    ],
+    "cortex-a76": [
+        ("Pi 5 (4 GB)", "cv", 1.3, "a Common Voice sentence, int8, mean (the workshop's csv)"),
+        ("Pi 5 (8 GB)", "cv", 1.6, "the same"),
+        ("Pi 5 (16 GB)", "cv", 1.7, "the same"),
+    ],
+}
+BOARD = {"cortex-a72": "Pi 4", "cortex-a76": "Pi 5"}
+#: the calibration's centre: the figure the estimate is read at (the others give its range)
+CENTRE = {"cortex-a72": ("Pi 4 (4 GB)",), "cortex-a76": ("Pi 5 (4 GB)", "Pi 5 (8 GB)", "Pi 5 (16 GB)")}
+#: four-thread speedups assumed (low, centre, high): the encoder's large GEMMs, the decoder's steps
+SPEEDUP = {"enc": (2.5, 3.0, 3.5), "dec": (1.0, 1.5, 2.0)}
+#: instructions per cycle of scalar C (pocketsphinx, espeak-ng) over the Whisper mix's (low, centre, high)
+SCALAR_IPC = (0.5, 0.75, 1.1)
+
+WHISPER = ("encode", "n-best", "scoring", "swaps", "decide")
+SCALAR = ("pocketsphinx", "early-check")
+STAGE_NAMES = {
+    "pocketsphinx": "pocketsphinx decode (Compass Code grammar)",
+    "early-check": "early-finish check (pocketsphinx, one a command)",
+    "echo": "espeak-ng: the echo, voice loaded (pyttsx3 worker)",
+    "echo-program": "espeak-ng: the echo as a program run (fallback)",
+    "encode": "Whisper: encode (10 s window)",
+    "n-best": "Whisper: n-best (beam 5)",
+    "scoring": "Whisper: closed-set scoring",
+    "swaps": "Whisper: slot swaps",
+    "decide": "the decision (Python)",
+}
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The records of a counts file (comment lines skipped); the newest of each (cpu, run) wins."""
+    if not path.exists():
+        return []
+    newest: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            record = json.loads(line)
+            newest[(record["cpu"], record["run"])] = record
+    return list(newest.values())
+
+
+def _find(records: list[dict[str, Any]], run: str, cpu: str | None = None) -> dict[str, Any] | None:
+    return next((r for r in records if r["run"] == run and (cpu is None or r["cpu"] == cpu)), None)
+
+
+def per_clip(record: dict[str, Any]) -> dict[str, list[int]]:
+    """Instructions of each stage per utterance (the warm-up excluded), stage -> one value a clip."""
+    sums: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    clips = set()
+    for label, clip, count, *_ in record["marks"]:
+        if clip >= 0 and label not in ("transcribe", "encode-30s"):
+            sums[label][clip] += count
+            clips.add(clip)
+    return {label: [values.get(c, 0) for c in sorted(clips)] for label, values in sums.items()}
+
+
+def cpu_seconds(record: dict[str, Any]) -> dict[str, list[float]]:
+    """x86: CPU seconds of each stage per utterance, the fastest of the native repeats."""
+    repeats = record.get("cpu_seconds") or []
+    if not repeats:
+        return {}
+    best = [min(values) for values in zip(*repeats)]
+    sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for (label, clip, *_), seconds in zip(record["marks"], best):
+        if clip >= 0:
+            sums[label][clip] += seconds
+    return {label: [v for _, v in sorted(values.items())] for label, values in sums.items()}
+
+
+def echo(records: list[dict[str, Any]], cpu: str) -> dict[str, float] | None:
+    """espeak-ng: one echo sentence once the voice is loaded (the marginal sentence), and a whole program run."""
+    one, many, arg = (_find(records, run, cpu) for run in ("echo-file-1", "echo-file-10", "echo-argument"))
+    if not (one and many and arg):
+        return None
+    return {"echo": (many["exit"] - one["exit"]) / 9, "echo-program": float(arg["exit"])}
+
+
+def calibration(records: list[dict[str, Any]], cpu: str) -> dict[str, dict[str, float]]:
+    """Instructions of each calibration input: the transcription, and one 30 s encoder pass ("cv": their mean)."""
+    record = _find(records, "calibration", cpu)
+    if record is None:
+        return {}
+    names = [Path(f).stem for f in record["inputs"]]
+    out: dict[str, dict[str, float]] = {n: {} for n in names}
+    for label, clip, count, *_ in record["marks"]:
+        if label in ("transcribe", "encode-30s"):
+            out[names[clip]][label] = float(count)
+    cv = [v for n, v in out.items() if n.startswith("cv")]
+    if cv:
+        out["cv"] = {k: statistics.mean(v[k] for v in cv) for k in ("transcribe", "encode-30s")}
+    return out
+
+
+def rates(records: list[dict[str, Any]], cpu: str) -> list[tuple[str, str, float, float, float, str]]:
+    """Each published figure with its counted instructions and the rate (instructions per second) it gives."""
+    counted = calibration(records, cpu)
+    out = []
+    for board, what, seconds, note in PUBLISHED[cpu]:
+        if what in counted:
+            instructions = counted[what]["transcribe"]
+            out.append((board, what, seconds, instructions, instructions / seconds, note))
+    return out
+
+
+def _speedup4(f_enc: float, s_enc: float, s_dec: float) -> float:
+    return 1.0 / (f_enc / s_enc + (1.0 - f_enc) / s_dec)
+
+
+class Model:
+    """One board's estimate: seconds of ``instructions`` of a kind of code, at every corner of the ranges."""
+
+    def __init__(self, records: list[dict[str, Any]], cpu: str) -> None:
+        self.cpu = cpu
+        self.rates = rates(records, cpu)
+        counted = calibration(records, cpu)
+        self.f_enc = statistics.mean(min(1.0, v["encode-30s"] / v["transcribe"])
+                                     for n, v in counted.items() if n != "cv")
+        centre = [r[4] for r in self.rates if r[0] in CENTRE[cpu]]
+        self.rate_centre = statistics.mean(centre)
+        self.rate_range = (min(r[4] for r in self.rates), max(r[4] for r in self.rates))
+
+    def corners(self) -> list[dict[str, float]]:
+        keys = (("rate", (self.rate_range[0], self.rate_centre, self.rate_range[1])),
+                ("s_enc", SPEEDUP["enc"]), ("s_dec", SPEEDUP["dec"]), ("ipc", SCALAR_IPC))
+        centre = {"rate": self.rate_centre, "s_enc": SPEEDUP["enc"][1], "s_dec": SPEEDUP["dec"][1],
+                  "ipc": SCALAR_IPC[1]}
+        out = [centre]
+        for values in itertools.product(*(v for _, v in keys)):
+            out.append(dict(zip((k for k, _ in keys), values)))
+        return out
+
+    def rate1(self, c: dict[str, float]) -> float:
+        """One core's instructions per second on the Whisper mix."""
+        return c["rate"] / _speedup4(self.f_enc, c["s_enc"], c["s_dec"])
+
+    def seconds(self, stage: str, instructions: float, c: dict[str, float], threads: int = 4) -> float:
+        r1 = self.rate1(c)
+        if stage in SCALAR or stage.startswith("echo"):
+            return instructions / (r1 * c["ipc"])
+        if threads == 1 or stage == "decide":
+            return instructions / r1
+        return instructions / (r1 * (c["s_enc"] if stage == "encode" else c["s_dec"]))
+
+    def spread(self, stages: dict[str, float], threads: int = 4) -> tuple[float, float, float]:
+        """Centre, lowest and highest of the summed seconds of ``stages`` (stage -> instructions)."""
+        values = [sum(self.seconds(s, n, c, threads) for s, n in stages.items()) for c in self.corners()]
+        return values[0], min(values), max(values)
+
+
+def _g(n: float) -> str:
+    return f"{n / 1e9:.2f} G" if n >= 1e9 else f"{n / 1e6:.0f} M"
+
+
+def _s(t: tuple[float, float, float]) -> str:
+    centre, low, high = t
+    if high < 1:
+        return f"{centre * 1000:.0f} ms ({low * 1000:.0f}-{high * 1000:.0f})"
+    return f"{centre:.2f} s ({low:.2f}-{high:.2f})"
+
+
+def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
+    """The tables of benchmarks/RESULTS.md's section, as Markdown."""
+    lines: list[str] = []
+    cpus = [c for c in ("cortex-a72", "cortex-a76") if _find(aarch64, "recognition", c) and _find(aarch64, "calibration", c)]
+    if not cpus:
+        return "no aarch64 counts yet: python -m benchmarks.pi_estimate count --root ROOT"
+    per = {c: per_clip(_find(aarch64, "recognition", c)) for c in cpus}   # type: ignore[arg-type]
+    echoes = {c: echo(aarch64, c) or {} for c in cpus}
+    models = {c: Model(aarch64, c) for c in cpus}
+    x86_rec = _find(x86, "recognition")
+    x86_per = per_clip(x86_rec) if x86_rec else {}
+    x86_cpu = cpu_seconds(x86_rec) if x86_rec else {}
+    x86_echo = echo(x86, x86[0]["cpu"]) if x86 else None
+    rec = _find(aarch64, "recognition", cpus[0])
+    assert rec is not None
+    scored = [c["scored"] for c in rec["result"]["clips"] if c.get("scored") is not None]
+
+    # 1. the counts
+    lines += ["Instructions per utterance (mean over the clips, [lowest, highest] clip), one thread:", "",
+              "| stage | x86_64 (callgrind) | x86_64 CPU time | x86_64 instructions per CPU-second | "
+              + " | ".join(f"aarch64, {c}" for c in cpus) + " |",
+              "|---|---|---|---|" + "---|" * len(cpus)]
+    order = ["pocketsphinx", "early-check", "echo", "echo-program", *WHISPER]
+    for stage in order:
+        row = [STAGE_NAMES[stage]]
+        if stage.startswith("echo"):
+            xs = (x86_echo or {}).get(stage)
+            row.append(_g(xs) if xs else "-")
+            secs = _echo_seconds(x86, stage)
+            row += [f"{secs * 1000:.0f} ms" if secs else "-", f"{xs / secs / 1e9:.1f} G/s" if xs and secs else "-"]
+            row += [_g(echoes[c][stage]) if stage in echoes[c] else "-" for c in cpus]
+        else:
+            xs_list = x86_per.get(stage, [])
+            row.append(_stat(xs_list))
+            ts = x86_cpu.get(stage, [])
+            row.append(f"{statistics.mean(ts) * 1000:.0f} ms" if ts else "-")
+            row.append(f"{sum(xs_list) / sum(ts) / 1e9:.1f} G/s" if ts and sum(ts) > 0 and xs_list else "-")
+            row += [_stat(per[c].get(stage, [])) for c in cpus]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"Whisper scored {statistics.mean(scored):.1f} phrases an utterance ({min(scored)} to "
+              f"{max(scored)}), swaps included.", ""]
+
+    # 2. the calibration
+    lines += ["The calibration: faster-whisper tiny.en int8 `transcribe` (30 s window, beam 5), counted on one "
+              "thread, against the published seconds:", "",
+              "| board (QEMU CPU) | published | counted input | counted instructions | encoder's share | "
+              "rate at the published threads | one core's rate (centre, range) |", "|---|---|---|---|---|---|---|"]
+    for c in cpus:
+        m = models[c]
+        counted = calibration(aarch64, c)
+        ones = [m.rate1(k) for k in m.corners()]
+        for board, what, seconds, instructions, rate, note in m.rates:
+            share = counted[what]["encode-30s"] / counted[what]["transcribe"]
+            lines.append(f"| {board} ({c}) | {seconds} s, {note} | {what} | {_g(instructions)} | {share:.0%} | "
+                         f"{rate / 1e9:.2f} G/s | {ones[0] / 1e9:.2f} G/s ({min(ones) / 1e9:.2f}-{max(ones) / 1e9:.2f}) |")
+    lines.append("")
+
+    # 3. the estimate
+    lines += ["The estimate (seconds per utterance, centre and range; Whisper's stages on four threads as the "
+              "product runs them on a Pi, and on one):", "",
+              "| stage | " + " | ".join(f"{BOARD[c]}" for c in cpus) + " | "
+              + " | ".join(f"{BOARD[c]}, Whisper on one thread" for c in cpus) + " |",
+              "|---|" + "---|" * (2 * len(cpus))]
+
+    def mean_of(c: str, stage: str) -> float:
+        if stage.startswith("echo"):
+            return echoes[c].get(stage, 0.0)
+        values = per[c].get(stage, [])
+        return statistics.mean(values) if values else 0.0
+
+    for stage in order:
+        row = [STAGE_NAMES[stage]]
+        row += [_s(models[c].spread({stage: mean_of(c, stage)})) for c in cpus]
+        row += [_s(models[c].spread({stage: mean_of(c, stage)}, threads=1)) if stage in WHISPER else "same"
+                for c in cpus]
+        lines.append("| " + " | ".join(row) + " |")
+    totals = {
+        "the fast path (pocketsphinx and one early-finish check)": ("pocketsphinx", "early-check"),
+        "to the echo (the fast path and the echo's synthesis)": ("pocketsphinx", "early-check", "echo"),
+        "to a verified application (the fast path and Whisper's stages; the echo is synthesized beside them)":
+            ("pocketsphinx", "early-check", *WHISPER),
+    }
+    for name, stages in totals.items():
+        row = [f"**{name}**"]
+        row += [_s(models[c].spread({s: mean_of(c, s) for s in stages})) for c in cpus]
+        row += [_s(models[c].spread({s: mean_of(c, s) for s in stages}, threads=1)) if "Whisper" in name else "same"
+                for c in cpus]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _stat(values: list[int]) -> str:
+    if not values:
+        return "-"
+    return f"{_g(statistics.mean(values))} [{_g(min(values))}, {_g(max(values))}]"
+
+
+def _echo_seconds(x86: list[dict[str, Any]], stage: str) -> float | None:
+    runs = {r["run"]: min(r["cpu_seconds"]) for r in x86 if r["run"].startswith("echo") and r.get("cpu_seconds")}
+    if stage == "echo" and "echo-file-1" in runs and "echo-file-10" in runs:
+        return (runs["echo-file-10"] - runs["echo-file-1"]) / 9
+    if stage == "echo-program":
+        return runs.get("echo-argument")
+    return None
+
+
+START, END = "<!-- pi-estimate-table:start -->", "<!-- pi-estimate-table:end -->"
+
+
+def write_results(path: Path, table: str) -> None:
+    """Put ``table`` between the section's markers in benchmarks/RESULTS.md."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text:
+        raise SystemExit(f"{path} has no {START} marker (the section 'What a Pi costs: guest instruction counts')")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
