@@ -54,10 +54,12 @@ class Limits:
     stranger: float = 0.15
     #: a role's command is refused when another seat is closer than every owner by this
     refuse_margin: float = 0.14
-    #: two seats' voiceprints this similar cannot be told apart at the table's microphone:
-    #: said at enrollment, and neither's command is refused for the other's voice
-    #: (chosen on the speaker benchmark's similar pairs: ``python -m benchmarks.speakers``)
-    too_close: float = 0.80
+    #: two seats' voiceprints this similar are told apart badly at the table's microphone:
+    #: said at enrollment by name, with the phones offered.  Chosen on the speaker
+    #: benchmark's pairs (``python -m benchmarks.speakers --quick``): every pair from 0.55
+    #: had 10-100 % of its role commands applied from the other's voice (54 of 100 in
+    #: all), every pair below 0.55 at most 20 % (5 of 160); no held-out pair reached 0.48
+    too_close: float = 0.55
     #: per-seat overrides of ``match`` and ``refuse_margin`` (by the owner's seat)
     seat_match: Mapping[int, float] = field(default_factory=dict)
     seat_refuse_margin: Mapping[int, float] = field(default_factory=dict)

@@ -260,12 +260,9 @@ class VoiceTurns:
             return "take"
         session = self.loop.session
         acting = session.referee.acting_seats(session.state, command)
-        ruling = rule(scores, acting, self.limits)
-        if ruling == "refuse" and acting is not None:
-            heard = closest(scores, frozenset(scores) - acting)
-            if any((min(o, heard or 0), max(o, heard or 0)) in self.alike for o in acting):
-                return "take"   # two voices it cannot tell apart: never refuse one for the other
-        return ruling
+        # alike seats are ruled as any others: the right seat was refused in none of the
+        # speaker benchmark's rows, similar pairs included, so a refusal is still worth having
+        return rule(scores, acting, self.limits)
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
         """Refuse a role's command said in another seat's voice: logged, and the words to
