@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 from . import estimate, inputs
 
@@ -45,8 +46,8 @@ ENV = {"HOME": "/root", "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/b
 #: what a Pi shows in /proc/cpuinfo (qemu-user shows the host's): the Pi 4's BCM2711, the Pi 5's BCM2712
 CPUINFO = {
     "cortex-a72": ("fp asimd evtstrm crc32 cpuid", "0x0", "0xd08", "3", "Raspberry Pi 4 Model B"),
-    "cortex-a76": ("fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc "
-                   "dcpop asimddp", "0x4", "0xd0b", "1", "Raspberry Pi 5 Model B"),
+    "cortex-a76": (("fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc "
+                    "dcpop asimddp"), "0x4", "0xd0b", "1", "Raspberry Pi 5 Model B"),
 }
 
 
@@ -86,10 +87,10 @@ class Root:
     def inside(self, where: str) -> Path:
         return self.path / where.lstrip("/")
 
-    def __enter__(self) -> Root:
+    def __enter__(self) -> Self:
         for fs in ("proc", "sys", "dev"):
             target = self.path / fs
-            if subprocess.run(["mountpoint", "-q", str(target)]).returncode != 0:
+            if subprocess.run(["mountpoint", "-q", str(target)], check=False).returncode != 0:
                 subprocess.run(["mount", "--bind", f"/{fs}", str(target)], check=True)
                 self.mounted.append(target)
         return self
@@ -102,13 +103,13 @@ class Root:
         fake = self.inside(f"{IN_ROOT}/cpuinfo-{cpu}")
         fake.write_text(text, encoding="utf-8")
         target = self.path / "proc/cpuinfo"
-        subprocess.run(["umount", str(target)], capture_output=True)
+        subprocess.run(["umount", str(target)], capture_output=True, check=False)
         subprocess.run(["mount", "--bind", str(fake), str(target)], check=True)
 
     def __exit__(self, *exc: object) -> None:
-        subprocess.run(["umount", str(self.path / "proc/cpuinfo")], capture_output=True)
+        subprocess.run(["umount", str(self.path / "proc/cpuinfo")], capture_output=True, check=False)
         for target in reversed(self.mounted):
-            subprocess.run(["umount", "-l", str(target)], capture_output=True)
+            subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
 
     def count(self, cpu: str, name: str, program: list[str]) -> tuple[list[tuple[int, int]], int, float]:
         """Run ``program`` in the root under the counting qemu: the (total, own) count at each mark,
@@ -119,7 +120,7 @@ class Root:
         command = ["chroot", str(self.path), "/usr/bin/env", "-i", *env, f"{IN_ROOT}/qemu-aarch64", "-cpu", cpu,
                    "-plugin", f"{IN_ROOT}/libstagecount.so", "-d", "plugin", "-D", log, *program]
         began = time.monotonic()
-        done = subprocess.run(command, cwd="/", capture_output=True, text=True)
+        done = subprocess.run(command, cwd="/", capture_output=True, text=True, check=False)
         wall = time.monotonic() - began
         if done.returncode != 0:
             raise SystemExit(f"{name} on {cpu} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
@@ -187,7 +188,7 @@ def _callgrind(name: str, program: list[str], marks: bool, env: dict[str, str]) 
         base = Path(tmp) / "cg.out"
         command = ["valgrind", "--tool=callgrind", "--dump-instr=no", "--dump-line=no",
                    f"--callgrind-out-file={base}", *program]
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, check=False)
         if done.returncode != 0:
             raise SystemExit(f"{name} under callgrind failed: {done.stderr.strip()[-2000:]}")
         dumps: dict[int, int] = {}
@@ -207,7 +208,7 @@ def _callgrind(name: str, program: list[str], marks: bool, env: dict[str, str]) 
 def count_x86(rounds: int, cpu_repeats: int) -> None:
     commit = _git("rev-parse", "--short", "HEAD")
     product = _git("rev-parse", "--short", "HEAD:facilitator")
-    version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                   if ln.startswith("model name")), "unknown")
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,8 +29,8 @@ CALIBRATION = {
     "cv3": (150, 0, "Most of the village gardens were planted with beans, onions and potatoes."),
     "cv4": (150, 0, "The museum closed early because the heating system had broken again."),
     "file-3.5s": (130, 0, "Please turn off the lights when you leave the room."),
-    "file-11s": (130, 6, "And so, my fellow Americans, ask not what your country can do for you; "
-                         "ask what you can do for your country."),
+    "file-11s": (130, 6, ("And so, my fellow Americans, ask not what your country can do for you; "
+                          "ask what you can do for your country.")),
 }
 
 
