@@ -113,6 +113,22 @@ def test_an_agreement_a_little_far_from_whispers_free_text_is_asked_not_dropped(
     assert decide("never mind", [Scores("never mind", -1.25, below)], "always", LIMITS, commands) is None
 
 
+def test_an_agreement_far_from_whispers_free_text_is_asked_when_it_clearly_leads_every_other_command() -> None:
+    """flite's "report a edge smooth": both engines heard it, Whisper's free text was far from it
+    (similarity 26), and Whisper scored it 2.6 above the best other command: asked, not dropped.
+    Without that lead (or with no other command scored) it is dropped, as chatter is."""
+    assert LIMITS.agree_margin is not None and LIMITS.agree_similarity is not None
+    commands = recognition_grammar(load_grammar("two-windows")).commands
+    far = LIMITS.agree_similarity - 20
+    lead = [Scores("report a edge smooth", -4.16, far), Scores("report a sends edge smooth", -6.44, 31.0),
+            Scores("report a form square", -4.16 - LIMITS.agree_margin - 0.1, 26.5)]
+    hyp = decide("report a edge smooth", lead, "always", LIMITS, commands)
+    assert hyp is not None and hyp.text == "report a edge smooth" and not hyp.sure
+    close = [lead[0], Scores("report a form square", -4.16 - LIMITS.agree_margin + 0.1, 26.5)]
+    assert decide("report a edge smooth", close, "always", LIMITS, commands) is None
+    assert decide("report a edge smooth", lead[:2], "always", LIMITS, commands) is None   # no other command
+
+
 def test_whisper_alone_needs_its_score_its_similarity_and_its_lead() -> None:
     commands = _lantern().commands
     good = [Scores("read the hands", LIMITS.min_logprob, LIMITS.min_similarity), Scores("read the rules", -9.0, 0.0)]

@@ -55,7 +55,11 @@ class Thresholds:
 
     ``agree_similarity``: an agreement whose similarity is below
     ``sure_similarity`` but at least this is accepted unsure (asked), not
-    dropped (None: dropped).  ``rescue_logprob``: when Whisper's best phrase
+    dropped (None: dropped).  ``agree_margin``: an agreement farther still from
+    Whisper's free text is accepted unsure when Whisper's phrase leads the best
+    phrase of another command by at least this (flite's "report a edge smooth":
+    both engines heard it, Whisper wrote something else freely, similarity 26,
+    yet scored it 2.6 above any other command); None: dropped.  ``rescue_logprob``: when Whisper's best phrase
     fails its own checks while pocketsphinx heard *another* command, Whisper's
     phrase is still accepted unsure if it scores at least this, is at least
     ``rescue_similarity`` from Whisper's free text, and leads pocketsphinx's
@@ -78,6 +82,7 @@ class Thresholds:
     agree_logprob: float = -5.0
     sure_similarity: float = 55.0
     agree_similarity: float | None = 45.0
+    agree_margin: float | None = 1.5
     rescue_logprob: float | None = None
     rescue_similarity: float = 0.0
     rescue_lead: float = 0.0
@@ -146,7 +151,8 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
       game", at similarity 37), or Whisper scores it above everything it wrote
       freely (``sure_when_preferred``);
     * accepted but unsure when the engines agree at a lower similarity
-      (``agree_similarity``), when Whisper's own checks pass
+      (``agree_similarity``) or with a clear lead over every other command
+      (``agree_margin``), when Whisper's own checks pass
       (``whisper_choice``), or when Whisper's phrase clearly beats pocketsphinx's
       other command in Whisper's own scoring (``rescue_logprob``);
     * nothing when none holds: a pocketsphinx phrase Whisper does not back
@@ -164,6 +170,9 @@ def decide(ps_text: str | None, ranked: list[Scores] | None, mode: str,
         if top.similarity >= limits.sure_similarity or preferred:
             return Hypothesis(top.phrase, top.logprob, True)
         if limits.agree_similarity is not None and top.similarity >= limits.agree_similarity:
+            return Hypothesis(top.phrase, top.logprob, False)
+        lead = margin(ranked, commands)
+        if limits.agree_margin is not None and math.isfinite(lead) and lead >= limits.agree_margin:
             return Hypothesis(top.phrase, top.logprob, False)
     choice = whisper_choice(ranked, limits, commands)
     if choice is not None:
@@ -198,6 +207,11 @@ class HybridRecognizer:
     """
 
     name = "pocketsphinx+whisper"
+
+    @property
+    def can_be_sure(self) -> bool:
+        """Sure only with Whisper beside pocketsphinx (``off``: the light mode, never sure)."""
+        return self.mode != "off"
 
     def __init__(self, mode: str = "always", *, pocketsphinx: PocketsphinxRecognizer | None = None,
                  whisper: Any = None, limits: Thresholds = DEFAULT) -> None:
