@@ -180,6 +180,11 @@ class Watch:
         return hyp
 
     # Recognizer
+    @property
+    def can_be_sure(self) -> bool:
+        """As the wrapped recognizer (pocketsphinx alone, the light mode, never is)."""
+        return bool(getattr(self.recognizer, "can_be_sure", True))
+
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         began = cpu_seconds()
         hyp: Hypothesis | None = self.recognizer.decode(pcm, grammar)

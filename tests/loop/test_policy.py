@@ -9,6 +9,8 @@ from facilitator.speech.loop.policy import Hearing, HoldTake, Take, addressed, d
 
 SURE, UNSURE = Hearing(sure=True), Hearing()
 ADDRESSED, REPEATED = Hearing(addressed=True), Hearing(repeated=True)
+#: the light mode: pocketsphinx alone is never sure
+LIGHT, LIGHT_ADDRESSED = Hearing(can_be_sure=False), Hearing(addressed=True, can_be_sure=False)
 
 
 @pytest.mark.parametrize(("hearing", "expected"), [
@@ -30,6 +32,12 @@ def test_an_aside_is_answered_only_from_a_trusted_or_repeated_hearing(hearing: H
     (SURE, "unsure", Take.APPLY),         # a free move heard sure: at once (Clover place, turn)
     (UNSURE, "unsure", Take.HOLD),        # heard unsure: echoed, and "no" in its window takes it back
     (ADDRESSED, "unsure", Take.HOLD),
+    # the light mode: a missed "no" would let a misheard free move through its window
+    # (card three put where card two was meant, in talk 20 dB below): asked instead
+    (LIGHT, "unsure", Take.ASK),
+    (LIGHT_ADDRESSED, "unsure", Take.ASK),
+    (LIGHT, "true", Take.ASK),
+    (LIGHT, "always", Take.CHATTER),
     (UNSURE, None, Take.APPLY),
 ])
 def test_how_a_command_the_rules_accept_is_taken(hearing: Hearing, confirm: str | None, expected: Take) -> None:

@@ -130,6 +130,9 @@ class PocketsphinxRecognizer:
     next decode).
     """
 
+    #: its phrase is never sure (its lattice posterior does not tell right from wrong)
+    can_be_sure = False
+
     name = "pocketsphinx"
 
     def __init__(self, *, max_unexplained: float | None = 0.1, min_unexplained_seconds: float = 0.15,

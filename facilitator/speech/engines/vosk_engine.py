@@ -94,6 +94,8 @@ class VoskRecognizer:
     """Recognizer on a local Vosk model in grammar mode (phrases plus ``[unk]``)."""
 
     name = "vosk"
+    #: its phrase is never sure (no second opinion checks it)
+    can_be_sure = False
 
     def __init__(self, model_dir: str | Path, *, probe: bool = True) -> None:
         path = check_layout(model_dir)

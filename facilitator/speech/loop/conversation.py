@@ -155,7 +155,8 @@ class Conversation(LoopCore):
             held_intent=pending.intent, acceptable=same_kind and command is not None and self.ears.acceptable(command))
         if command is None or verdict is HoldTake.KEEP:
             return   # chatter, or a correction the rules refuse: the held command keeps waiting
-        hearing = Hearing(sure=hyp.sure, addressed=woke or segment.phone, repeated=self._repeated(command))
+        hearing = Hearing(sure=hyp.sure, addressed=woke or segment.phone, repeated=self._repeated(command),
+                          can_be_sure=self.ears.can_be_sure)
         if verdict is HoldTake.APPLY_NOW:
             self.repeated += 1
             self._earcon("understood")

@@ -28,6 +28,11 @@ class Ears:
         self.grammars = LoopGrammars(session, builder)
 
     @property
+    def can_be_sure(self) -> bool:
+        """Whether the recognizer is ever sure (pocketsphinx alone, the light mode, never is)."""
+        return bool(getattr(self.recognizer, "can_be_sure", True))
+
+    @property
     def two_stage(self) -> bool:
         """Whether the recognizer can hear first and verify later."""
         return hasattr(self.recognizer, "hear_first") and hasattr(self.recognizer, "verify")

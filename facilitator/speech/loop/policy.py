@@ -20,7 +20,9 @@ Listening (``take``)::
         confirm = "always", unsure, unaddressed, not said again -> CHATTER
         confirm = "always", or heard unsure -> ASK   ("... Is that right?")
         confirm = true, heard sure          -> HOLD  (implicit echo, undo window)
-    a free move (confirm = "unsure") the rules accept, heard unsure -> HOLD (its echo and window)
+    a free move (confirm = "unsure") the rules accept, heard unsure
+        by a recognizer that can be sure   -> HOLD  (its echo and window)
+        in the light mode (never sure)     -> ASK   (a missed "no" must not let it through)
     anything else                           -> APPLY (free or checked commands; a refusal is said)
 
 A command that cannot be taken back (``confirm = "always"``: a final answer, a
@@ -113,13 +115,16 @@ class Hearing:
     silence (weaker than ``sure``: it trusts an aside, and lets a command that cannot
     be taken back be asked; it never skips a question);
     ``first``: the fast engine's hearing alone, before the two engines' verdict
-    (never sure).
+    (never sure); ``can_be_sure``: the recognizer is ever sure (False in the light
+    mode, pocketsphinx alone, where every hearing is unsure and a "no" said into an
+    undo window is missed in talk as often as the command was).
     """
 
     sure: bool = False
     addressed: bool = False
     repeated: bool = False
     first: bool = False
+    can_be_sure: bool = True
 
 
 def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
@@ -148,8 +153,10 @@ def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool
     trusted = hearing.sure or hearing.addressed
     if not trusted and quiet_refusal and not acceptable:
         return Take.CHATTER
-    if confirm == "unsure":   # a free move: a misheard one is undone in its window, never asked
-        return Take.HOLD if acceptable and not hearing.sure else Take.APPLY
+    if confirm == "unsure":   # a free move: a misheard one is undone in its window
+        if not acceptable or hearing.sure:
+            return Take.APPLY
+        return Take.HOLD if hearing.can_be_sure else Take.ASK
     if confirm is not None and acceptable:
         if confirm == "always" and not trusted and not hearing.repeated and quiet_refusal:
             return Take.CHATTER

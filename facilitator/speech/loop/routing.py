@@ -180,7 +180,8 @@ class Routing(LoopCore):
             self._failed(reply.public, self._usage_for(text))
             self._rearm()
             return
-        self._route(command, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(command)))
+        self._route(command, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(command),
+                                     can_be_sure=self.ears.can_be_sure))
 
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
