@@ -59,6 +59,11 @@ SNIPPETS = {
     "lantern-links-quiet-light": Snippet("lantern-links", "quiet", 50.0, 41,
                                          ("piper:joe", "flite:slt", "espeak:en-gb-scotland", "flite:rms"),
                                          engines="light", rt60=REVERBERANT_RT60),
+    # the light mode asks about a misheard card number in talk, twice; the players say "no",
+    # and the second "no" goes unheard: nothing misheard may be applied
+    "clover-talk-10-light-no": Snippet("clover", "talk-10", 75.0, 311,
+                                       ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3", "espeak:en-us+m3"),
+                                       engines="light"),
 }
 
 
@@ -89,6 +94,10 @@ def make(folder: Path, only: tuple[str, ...] = ()) -> None:
             "understood": sum(1 for c in result.commands if c.understood_at),
             "wrong_actions": result.wrong_actions,
             "applied_twice": result.applied_twice,
+            # every answer the players gave to a question or an echo: (start, end, yes or no)
+            "answers": [[u["start"], u["end"], u["meant"]] for u in result.trace["said"] if u["kind"] == "answer"],
+            # every utterance: (start, end, command / answer / chatter, what it meant)
+            "said": [[u["start"], u["end"], u["kind"], u.get("meant")] for u in result.trace["said"]],
         }
         (folder / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         print("\n".join(result.transcript))

@@ -32,7 +32,7 @@ from facilitator.command import Command
 from facilitator.session import Reply, Session
 from facilitator.speech.audio.devices import WavSource
 from facilitator.speech.audio.endpoint import Endpointer
-from facilitator.speech.base import Recognizer, VoiceSettings
+from facilitator.speech.base import Recognizer, Segment, VoiceSettings
 from facilitator.speech.engines.recognize import make_recognizer
 from facilitator.speech.loop.listen import ListenLoop, LoopSettings
 from facilitator.speech.voice_out.tts import Synthesizer
@@ -73,21 +73,30 @@ def recognizer(engines: str) -> Recognizer:
 
 
 def replay(name: str, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+    meta, applied = replay_with_causes(name, tmp_path)
+    return meta, [command for command, _ in applied]
+
+
+def replay_with_causes(name: str, tmp_path: Path) -> tuple[dict[str, Any], list[tuple[str, Segment | None]]]:
+    """The snippet played through the loop: each applied command with the utterance the
+    loop says it heard it in (``loop.applying_from``; None: not from a hearing)."""
     meta: dict[str, Any] = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
     session, reply = Session.start(str(meta["game"]), players=int(meta["players"]), seed=int(meta["seed"]),
                                    log_path=tmp_path / f"{name}.jsonl")
     for line in meta["typed"]:
         reply = session.handle(line)
-    applied: list[str] = []
+    applied: list[tuple[str, Segment | None]] = []
     execute = session.execute
+    loops: list[ListenLoop] = []
 
     def watched(command: Command) -> Reply:
-        applied.append(command.canonical.lower())
+        applied.append((command.canonical.lower(), loops[0].applying_from if loops else None))
         return execute(command)
 
     session.execute = watched  # type: ignore[method-assign]
     speaker = TimedSpeaker()
     loop = ListenLoop(session, recognizer(str(meta.get("engines", "both"))), speaker, VoiceSettings(), None, LoopSettings())
+    loops.append(loop)
     try:
         loop.announce(reply.public)
         loop.run_audio(WavSource(SESSIONS / f"{name}.wav"), Endpointer(complete=loop.complete))
@@ -131,3 +140,34 @@ def test_the_loop_still_understands_the_table(name: str, tmp_path: Path) -> None
     # command again when they heard nothing, and a loop that now answers it answers each time)
     extra = sum(1 for command in applied if command not in {m.lower() for m in meant})
     assert extra <= int(meta["wrong_actions"]) + 1, f"{name}: {extra} actions nobody meant: {applied}"
+
+
+def heard_in(said: list[list[Any]], segment: Segment) -> list[Any] | None:
+    """The recorded utterance that overlaps ``segment`` most (start, end, kind, meant)."""
+    best, overlap = None, 0.0
+    for utterance in said:
+        shared = min(float(utterance[1]), segment.end) - max(float(utterance[0]), segment.start)
+        if shared > overlap:
+            best, overlap = utterance, shared
+    return best
+
+
+def test_the_light_mode_never_takes_a_no_for_a_yes(tmp_path: Path) -> None:
+    """In talk the light mode (pocketsphinx alone) mishears Clover's card numbers and asks
+    about them; the players answer "no".  Every command it applies must be the one meant
+    by the utterance it was heard in.  When the light mode echoed a free move with an
+    undo window instead of asking, its missed "no"s let three misheard places through
+    in two minutes of this table (card three put where card two was meant)."""
+    name = "clover-talk-10-light-no"
+    recorded: dict[str, Any] = json.loads((SESSIONS / f"{name}.json").read_text(encoding="utf-8"))
+    assert recorded["engines"] == "light"
+    assert sum(1 for _, _, word in recorded["answers"] if word == "no") >= 1, "the snippet holds no \"no\""
+    meta, applied = replay_with_causes(name, tmp_path)
+    assert applied, "nothing was applied: the snippet no longer tests an answer"
+    for command, segment in applied:
+        assert segment is not None, f"{command} applied from no hearing"
+        utterance = heard_in(meta["said"], segment)
+        assert utterance is not None, f"{command} applied from {segment.start:.2f}-{segment.end:.2f}, where nobody spoke"
+        start, end, kind, meant = utterance
+        assert kind == "command" and str(meant).lower() == command, (
+            f"{command} applied from the {kind} at {start:.2f}-{end:.2f}, which meant {meant!r}")
