@@ -42,21 +42,30 @@ class Resampler:
         self.kernel = kernel / kernel.sum()
         self._history = np.zeros(_TAPS - 1)
         self._carry = np.zeros(0)  # the last filtered sample, to interpolate across chunk edges
-        # filtered[i] is centred on input sample i - DELAY; start at input sample 0
-        self._pos = float(_DELAY)
+        # output k is read at filtered sample DELAY + k * rate_in / rate_out (filtered[i] is
+        # centred on input sample i - DELAY): counted in whole samples, so the outputs are
+        # the same however the input is cut into chunks
+        self._k = 0
+        self._base = 0   # the stream index of the current buffer's first filtered sample
 
     def process(self, samples: np.ndarray) -> np.ndarray:
         if self.rate_in == self.rate_out:
             return samples.astype(np.float64)
+        if len(samples) == 0:
+            return np.zeros(0)
         data = np.concatenate([self._history, samples.astype(np.float64)])
         filtered = np.concatenate([self._carry, np.convolve(data, self.kernel, mode="valid")])
         self._history = data[len(data) - (_TAPS - 1):]
-        positions = np.arange(self._pos, len(filtered) - 1, self.step)
-        out = np.interp(positions, np.arange(len(filtered)), filtered) if len(positions) else np.zeros(0)
-        following = positions[-1] + self.step if len(positions) else self._pos
-        if len(filtered):
-            self._carry = filtered[-1:]
-            self._pos = following - (len(filtered) - 1)
+        # every k whose position is before the buffer's last sample (it is read with the next chunk)
+        last = self._base + len(filtered) - 1
+        reach = (last - _DELAY) * self.rate_out
+        stop = max(self._k, -(-reach // self.rate_in))
+        ks = np.arange(self._k, stop)
+        positions = (_DELAY * self.rate_out + ks * self.rate_in) / self.rate_out - self._base
+        out = np.interp(positions, np.arange(len(filtered)), filtered) if len(ks) else np.zeros(0)
+        self._k = stop
+        self._carry = filtered[-1:]
+        self._base = last
         return out
 
 
