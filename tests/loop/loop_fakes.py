@@ -12,9 +12,12 @@ not recognized, so only an utterance trimmed past it is heard.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from facilitator.games import find_game
 from facilitator.session import Session
@@ -149,8 +152,8 @@ class TwoStageRecognizer(ScriptedRecognizer):
         import time
 
         began = time.thread_time()
-        while time.thread_time() - began < self.cpu_seconds:
-            pass
+        while time.thread_time() - began < self.cpu_seconds:   # burn the engine's CPU time
+            continue
         parts = self._parts(pcm)
         if parts is None or not parts[1]:
             return None
@@ -160,3 +163,18 @@ class TwoStageRecognizer(ScriptedRecognizer):
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         return self.verify(pcm, grammar, self.hear_first(pcm, grammar))
+
+
+#: what a test opened whose event log must be closed after it: loops, or sessions
+OPENED: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+def close_opened() -> Iterator[None]:
+    """Close the event log of every loop or session a test put in ``OPENED`` (a module
+    that imports this fixture uses it for each of its tests)."""
+    yield
+    while OPENED:
+        opened = OPENED.pop()
+        getattr(opened, "session", opened).log.close()
+

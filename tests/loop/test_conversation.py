@@ -7,14 +7,15 @@ after the assistant's sound is 0.3 s and the undo window after an implicit echo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from loop.loop_fakes import (
+    OPENED,
     CaptionLog,
     RecordingSpeaker,
     ScriptedRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
     compass_session,
     said,
     said_after,
@@ -31,14 +32,7 @@ ECHO = "Send north east south west."
 ASK = "Send north east south west. Is that right?"
 SCORED = ["North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
 
-_open: list[ListenLoop] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().session.log.close()
+_open = OPENED
 
 
 def make(tmp_path: Path, **settings: object) -> tuple[ListenLoop, RecordingSpeaker]:

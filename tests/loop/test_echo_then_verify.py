@@ -9,11 +9,18 @@ fast engine hears as FIRST and the two engines together as VERDICT
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, TwoStageRecognizer, compass_session, said
+from loop.loop_fakes import (
+    OPENED,
+    CaptionLog,
+    RecordingSpeaker,
+    TwoStageRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
+    compass_session,
+    said,
+)
 from support import read_jsonl
 
 from facilitator.speech.base import VoiceSettings
@@ -25,14 +32,7 @@ OTHER = "send west south east north"
 ECHO = "Send north east south west."
 SCORED = ["North east south west: 1 anchor, 2 clockwise steps.", "Guess 2 of 4: Player 2 is captain."]
 
-_open: list[ListenLoop] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().session.log.close()
+_open = OPENED
 
 
 def make(tmp_path: Path, cpu_seconds: float = 0.0, scale: float = 1.0,

@@ -8,11 +8,18 @@ last sentence ends.  Speech starts when the utterance that caused it ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
+from loop.loop_fakes import (
+    OPENED,
+    CaptionLog,
+    RecordingSpeaker,
+    ScriptedRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
+    compass_session,
+    said,
+)
 from support import read_jsonl
 
 from facilitator.errors import DeviceError
@@ -24,14 +31,7 @@ SEND = "unsure:" + PLAIN                     # heard unsure: asked "... Is that 
 ECHO = "Send north east south west. Is that right?"
 
 
-_open: list[ListenLoop] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().session.log.close()
+_open = OPENED
 
 
 def make(tmp_path: Path, **settings: object) -> tuple[ListenLoop, RecordingSpeaker, CaptionLog]:

@@ -8,11 +8,17 @@ phone and refused from seat 2's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
+from loop.loop_fakes import (
+    OPENED,
+    CaptionLog,
+    RecordingSpeaker,
+    ScriptedRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
+    compass_session,
+    said,
+)
 from support import read_jsonl
 
 from facilitator.speech.base import Segment, VoiceSettings
@@ -21,14 +27,7 @@ from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
 SEND = "send north east south west"
 ECHO = "Send north east south west."
 
-_open: list[ListenLoop] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().session.log.close()
+_open = OPENED
 
 
 class StoppableSpeaker(RecordingSpeaker):

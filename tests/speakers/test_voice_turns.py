@@ -6,12 +6,18 @@ is given by its start time (the fake audio carries only words)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
+from loop.loop_fakes import (
+    OPENED,
+    CaptionLog,
+    RecordingSpeaker,
+    ScriptedRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
+    compass_session,
+    said,
+)
 from support import read_jsonl
 
 from facilitator.session import Session
@@ -41,14 +47,7 @@ class Unused:
         raise AssertionError("the test's Turns embeds")
 
 
-_open: list[ListenLoop] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().session.log.close()
+_open = OPENED
 
 
 def make(tmp_path: Path, session: Session | None = None) -> tuple[ListenLoop, Turns, RecordingSpeaker, CaptionLog]:

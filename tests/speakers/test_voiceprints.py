@@ -10,13 +10,20 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from loop.loop_fakes import CaptionLog, RecordingSpeaker, ScriptedRecognizer, compass_session, said
+from loop.loop_fakes import (
+    OPENED,
+    CaptionLog,
+    RecordingSpeaker,
+    ScriptedRecognizer,
+    close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
+    compass_session,
+    said,
+)
 from support import ROOT, deadline, read_jsonl
 
 from facilitator.session import Session
@@ -30,14 +37,7 @@ SEND = "send north east south west"
 VOICE = {1: [1.0, 0.0, 0.0], 2: [0.0, 1.0, 0.0]}
 ASK_1 = "Player 1, say: I'm ready to play."
 
-_open: list[Session] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().log.close()
+_open = OPENED
 
 
 class Voices:
