@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -24,6 +23,7 @@ from .lobby import Lobby
 from .screens.hub import Hub
 from .screens.server import ScreenServer, ScreenSettings, store_for
 from .session import Reply
+from .textplay import read_in_thread
 
 #: seats a table service offers before its first game (a game with more adds seats)
 LOBBY_SEATS = 4
@@ -101,27 +101,10 @@ class _Printer:
         self.out.flush()
 
 
-def _reader(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
-    """Typed lines into ``lines``, then None.  The thread is a daemon left waiting on
-    stdin when the service stops; it reads through ``FdLines``, so that a stdin left
-    open (a terminal) cannot abort the interpreter's exit."""
-    from .textplay import FdLines, lines_of
-
-    reader = FdLines.of(stream)
-    try:
-        for line in lines_of(reader):
-            text = line.strip()
-            if text and not text.startswith("#"):
-                lines.put(text)
-    finally:
-        lines.put(None)
-
-
 def run_text(lobby: Lobby, screens: TableScreens, stream: IO[bytes], out: IO[str]) -> int:
     """The lobby and its games on typed lines and clicks, until "quit" (where it stops
     the service) or EOF; EOF mid-game keeps the game for "resume"."""
-    lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_reader, args=(stream, lines), name="facilitator-stdin", daemon=True).start()
+    lines = read_in_thread(stream)
     printer = _Printer(screens.hub, out)
     shared = screens.show(lobby, lobby.opening().public)
     screens.back_into(lobby)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import queue
 import sys
+import threading
 from collections.abc import Iterable
 from typing import IO
 
@@ -114,3 +116,24 @@ def run(session: Session, stream: IO[bytes] | None = None, out: IO[str] | None =
         if session.over or reply.quit:
             break
     return 0
+
+
+def read_in_thread(stream: IO[bytes]) -> queue.Queue[str | None]:
+    """Typed lines of ``stream`` (blank and ``#`` lines dropped) into a queue, then None,
+    from a daemon thread: a game that ends by a click or a voice is seen at once.  The
+    thread reads through ``FdLines``, so a stdin left open (a terminal) cannot abort the
+    interpreter's exit while the thread still waits on it."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for line in lines_of(FdLines.of(stream)):
+                text = line.strip()
+                if text and not text.startswith("#"):
+                    lines.put(text)
+        finally:
+            lines.put(None)
+
+    threading.Thread(target=read, name="facilitator-stdin", daemon=True).start()
+    return lines
+

@@ -19,11 +19,8 @@ is resumable, and the pages reconnect when it is resumed.
 from __future__ import annotations
 
 import argparse
-import io
-import os
 import queue
 import sys
-import threading
 import time
 from typing import IO, cast
 
@@ -65,9 +62,7 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
             textplay.show(opening, sys.stdout)
             # a click's public announcements go to stdout too, like a typed line's
             server.hub.echo = lambda reply: textplay.show(reply, sys.stdout)
-            lines: queue.Queue[str | None] = queue.Queue()
-            threading.Thread(target=_read, args=(_unbuffered_stdin(), lines), name="facilitator-stdin",
-                             daemon=True).start()
+            lines = textplay.read_in_thread(sys.stdin.buffer)
             code = _text_play(shared, lines)
             if shared.over:
                 server.hub.echo = None
@@ -85,29 +80,6 @@ def play_with_screens(session: Session, opening: Reply, args: argparse.Namespace
         server.hub.echo = None
         server.screens.finished = bool(shared.over)
         server.stop()
-
-
-def _unbuffered_stdin() -> IO[bytes]:
-    """stdin for the reading thread, unbuffered on its own descriptor: a daemon thread
-    still blocked in a read when play exits (the game ended by a click) must not hold
-    the lock of ``sys.stdin``'s buffer, which Python takes at exit (and aborts)."""
-    try:
-        return open(os.dup(sys.stdin.fileno()), "rb", buffering=0)
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        return sys.stdin.buffer
-
-
-def _read(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
-    """stdin in its own thread, so that a game ended by a click is seen at once."""
-    from ..textplay import lines_of
-
-    try:
-        for line in lines_of(stream):
-            text = line.strip()
-            if text and not text.startswith("#"):
-                lines.put(text)
-    finally:
-        lines.put(None)
 
 
 def _text_play(shared: Session, lines: queue.Queue[str | None]) -> int:
