@@ -1,0 +1,71 @@
+"""The Raspberry Pi estimate (``benchmarks/pi_estimate/estimate.py``): counted instructions
+turned into a board's seconds with a published timing of the same kind of run.
+
+The arithmetic is checked on a record made up here, where every figure can be worked
+by hand; the committed counts are checked to give the README's table."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from benchmarks.pi_estimate import estimate
+from benchmarks.pi_estimate.__main__ import RAW
+
+
+def _calibration(cpu: str, transcribe: float, encode: float) -> dict[str, Any]:
+    """A calibration record: each input transcribed with ``transcribe`` instructions, of
+    which one 30 s encoder pass is ``encode``."""
+    names = ["cv1", "file-3.5s", "file-11s"]
+    marks = []
+    for k in range(len(names)):
+        marks += [["transcribe", k, transcribe], ["encode-30s", k, encode]]
+    return {"cpu": cpu, "run": "calibration", "inputs": [f"{n}.wav" for n in names], "marks": marks}
+
+
+def test_one_cores_rate_is_the_published_rate_over_the_four_thread_speedup() -> None:
+    record = _calibration("cortex-a72", transcribe=10e9, encode=7.5e9)
+    model = estimate.Model([record], "cortex-a72")
+    assert model.f_enc == pytest.approx(0.75)
+    # the Pi 4's centre figure is 3.4 s for a "cv" sentence: 10 G / 3.4 s at four threads
+    assert model.rate_centre == pytest.approx(10e9 / 3.4)
+    centre = model.corners()[0]
+    s4 = 1 / (0.75 / estimate.SPEEDUP["enc"][1] + 0.25 / estimate.SPEEDUP["dec"][1])
+    assert model.rate1(centre) == pytest.approx(10e9 / 3.4 / s4)
+
+
+def test_a_stage_takes_its_instructions_at_its_own_kind_of_rate() -> None:
+    model = estimate.Model([_calibration("cortex-a72", transcribe=10e9, encode=7.5e9)], "cortex-a72")
+    c = model.corners()[0]
+    r1 = model.rate1(c)
+    assert model.seconds("encode", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SPEEDUP["enc"][1]))
+    assert model.seconds("scoring", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SPEEDUP["dec"][1]))
+    assert model.seconds("scoring", 1e9, c, threads=1) == pytest.approx(1e9 / r1)
+    assert model.seconds("decide", 1e9, c) == pytest.approx(1e9 / r1)          # Python: one thread
+    assert model.seconds("pocketsphinx", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SCALAR_IPC[1]))
+
+
+def test_the_range_holds_the_centre_and_widens_with_the_assumptions() -> None:
+    model = estimate.Model([_calibration("cortex-a72", transcribe=10e9, encode=7.5e9)], "cortex-a72")
+    centre, low, high = model.spread({"pocketsphinx": 1e9, "scoring": 2e9})
+    assert low < centre < high
+    # the slowest corner: the lowest scalar IPC and decoder speedup; the published
+    # figures here all count the same, so the rate is the lowest published seconds' one
+    slowest = 1e9 / (model.rate_range[0] / estimate._speedup4(0.75, 3.5, 2.0) * estimate.SCALAR_IPC[0])
+    assert high >= slowest
+
+
+def test_the_committed_counts_give_both_boards_and_the_totals() -> None:
+    text = estimate.report(estimate.load(RAW["aarch64"]), estimate.load(RAW["x86_64"]))
+    assert "no aarch64 counts" not in text
+    assert "No Cortex-A76 counts" not in text   # the Pi 5 has counts of its own
+    totals = [line for line in text.splitlines() if line.startswith("| **")]
+    assert [line.split("**")[1].split(" (")[0] for line in totals] == [
+        "the fast path", "to the echo", "to a verified application"]
+    for line in totals:
+        cells = [c.strip() for c in line.strip("|").split("|")[1:3]]   # Pi 4, Pi 5 (four threads)
+        seconds = [float(c.split()[0]) * (1.0 if c.split()[1] == "s" else 0.001) for c in cells]
+        assert all(math.isfinite(s) and s > 0 for s in seconds)
+        assert seconds[1] < seconds[0], f"a Pi 5 is faster than a Pi 4: {line}"
