@@ -132,7 +132,12 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _play(args: argparse.Namespace) -> int:
     from . import textplay
-    from .cli_checks import check_voice, refuse_screen_flags, refuse_voice_flags
+    from .cli_checks import (
+        check_output_directory,
+        check_voice,
+        refuse_screen_flags,
+        refuse_voice_flags,
+    )
     from .session import Session
     from .settings import apply_to_args, load
 
@@ -146,6 +151,8 @@ def _play(args: argparse.Namespace) -> int:
 
         voice_play.voice_settings(args)  # bad --rate or --volume fail before the game starts
         check_voice(args.voice)          # and a voice espeak-ng does not have
+        check_output_directory(args.speech_out, "--speech-out")
+        args.recording = voice_play.open_recording(args)   # and an --audio-in that cannot be heard
     if args.screens and args.port is None:
         args.port = 8000
     if args.data_dir:

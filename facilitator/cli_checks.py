@@ -9,8 +9,10 @@ settings file may hold voice keys that a ``--text`` game simply does not use.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
+from pathlib import Path
 
 from .errors import OptionsError
 
@@ -62,3 +64,19 @@ def check_voice(name: str | None) -> None:
         return
     if probe.returncode != 0:
         raise OptionsError(f"espeak-ng has no voice {name!r} (espeak-ng --voices lists them)")
+
+
+def check_output_directory(path: Path | None, flag: str) -> None:
+    """A directory the game will write into (``--speech-out``): refused before the game is
+    written when it is a file, or lies under one, or cannot be written."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise OptionsError(f"{flag} {str(path)!r} is a file; it needs a directory (made when missing)")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        raise OptionsError(f"{flag} {str(path)!r} cannot be made: {str(existing)!r} is a file")
+    if existing.exists() and not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionsError(f"{flag} {str(path)!r} cannot be written: {str(existing)!r} is read-only for this user")

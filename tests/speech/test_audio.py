@@ -75,7 +75,7 @@ def test_8_and_24_bit_files_are_read(tmp_path: Path, width: int) -> None:
 
 def test_not_a_wav_missing_file_and_directory_are_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "x.wav").write_bytes(b"ID3 this is an mp3")
-    cases = [(tmp_path / "x.wav", "not a PCM WAV file"), (tmp_path / "none.wav", "no such audio file"),
+    cases = [(tmp_path / "x.wav", "is an MP3 file, not a WAV file"), (tmp_path / "none.wav", "no such audio file"),
              (tmp_path, "is a directory")]
     for path, words in cases:
         with pytest.raises(SpeechError, match=words):

@@ -1,6 +1,6 @@
 """Audio in and out: WAV files, the microphone and the speaker, all as 16 kHz mono int16.
 
-Files and devices at any rate or channel count are converted on the way in
+Files (any WAV that ``wavfile`` reads) and devices at any rate or channel count are converted on the way in
 (mixed down to mono, low-pass filtered and resampled); ``sounddevice`` is
 imported only when a device is used, so WAV-only work needs no PortAudio.
 """
@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import DeviceError, SpeechError
 from ..base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from .wavfile import pcm_samples, read_recording
 
 _TAPS = 63  # low-pass filter length; odd, so the filter has a whole-sample delay
 _DELAY = (_TAPS - 1) // 2
@@ -76,23 +77,17 @@ def to_pcm16(samples: np.ndarray) -> bytes:
 
 def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
     """Interleaved PCM of any width/channels/rate -> 16 kHz mono int16."""
-    if width == 1:
-        samples = (np.frombuffer(data, dtype=np.uint8).astype(np.float64) - 128) * 256
-    elif width == 2:
-        samples = np.frombuffer(data, dtype="<i2").astype(np.float64)
-    elif width == 3:
-        raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3)
-        ints = (raw[:, 0].astype(np.int32) | (raw[:, 1].astype(np.int32) << 8)
-                | (raw[:, 2].astype(np.int32) << 16))
-        ints = np.where(ints >= 1 << 23, ints - (1 << 24), ints)
-        samples = ints.astype(np.float64) / 256
-    elif width == 4:
-        samples = np.frombuffer(data, dtype="<i4").astype(np.float64) / 65536
-    else:
+    if width not in (1, 2, 3, 4):
         raise ValueError(f"unsupported sample width {width}")
+    samples = pcm_samples(data, width)
     if channels > 1:
         usable = len(samples) // channels * channels
         samples = samples[:usable].reshape(-1, channels).mean(axis=1)
+    return resample_to_pcm16(samples, rate)
+
+
+def resample_to_pcm16(samples: np.ndarray, rate: int) -> bytes:
+    """Mono float samples in int16 units at ``rate`` -> 16 kHz mono int16 bytes."""
     if rate == SAMPLE_RATE:
         return to_pcm16(samples)
     expected = round(len(samples) * SAMPLE_RATE / rate)
@@ -102,24 +97,21 @@ def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
     return to_pcm16(out[:expected])
 
 
-def read_wav(path: str | Path) -> bytes:
-    """Read any PCM WAV file as 16 kHz mono int16 bytes; SpeechError if it is not one."""
-    try:
-        with wave.open(str(path), "rb") as w:
-            rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
-            data = w.readframes(w.getnframes())
-    except FileNotFoundError:
-        raise SpeechError(f"no such audio file: {str(path)!r}") from None
-    except IsADirectoryError:
-        raise SpeechError(f"{str(path)!r} is a directory, not a WAV file") from None
-    except (wave.Error, EOFError) as exc:
-        raise SpeechError(f"{str(path)!r} is not a PCM WAV file ({exc})") from None
-    if rate <= 0 or channels <= 0:
-        raise SpeechError(f"{str(path)!r} has a broken WAV header")
-    try:
-        return convert(data, rate, channels, width)
-    except ValueError as exc:
-        raise SpeechError(f"{str(path)!r}: {exc}") from None
+def read_wav(path: str | Path, channel: int | None = None) -> bytes:
+    """Read a WAV file as 16 kHz mono int16 bytes; SpeechError saying what the file is if it cannot.
+
+    Integer PCM of 8 to 32 bits and 32- or 64-bit float are converted (``wavfile``).
+    Channels follow the microphone's rule (``--input-channel``): ``channel`` keeps that
+    one channel (numbered from 0), None mixes them all down."""
+    recording = read_recording(path)
+    if channel is not None:
+        if not 0 <= channel < recording.channels:
+            raise SpeechError(f"{str(path)!r} has {recording.channels} channel(s), 0 to {recording.channels - 1}; "
+                              f"there is no channel {channel}")
+        samples = recording.samples[:, channel]
+    else:
+        samples = recording.samples.mean(axis=1)
+    return resample_to_pcm16(samples, recording.rate)
 
 
 def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
@@ -145,10 +137,11 @@ class WavSource:
     paces the frames like a microphone would.
     """
 
-    def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0) -> None:
+    def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0,
+                 channel: int | None = None) -> None:
         self.path = Path(path)
         self.realtime = realtime
-        self.pcm = read_wav(path)
+        self.pcm = read_wav(path, channel)
         self.trailing_seconds = trailing_seconds
         self._closed = False
 

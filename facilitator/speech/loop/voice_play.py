@@ -101,7 +101,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     loop_settings = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     phones = getattr(session, "attach_loop", None) is not None   # --screens: the seats' phones hear too
     mic = args.audio_in is None
-    recording = None if mic else _source(args)   # an unreadable file stops here, with exit 2
+    recording = getattr(args, "recording", None) or (None if mic else _source(args))  # unreadable: exit 2
     table_mic = mic
     try:
         if mic:
@@ -226,11 +226,19 @@ def _speaker(args: argparse.Namespace, voice: VoiceSettings, err: IO[str]) -> An
         return PrintedOnly(voice)
 
 
+def open_recording(args: argparse.Namespace) -> Any:
+    """``--audio-in`` read before the game starts (so that a missing or unreadable file is
+    refused before anything is written), or None for the microphone."""
+    if args.audio_in is None:
+        return None
+    return _source(args)
+
+
 def _source(args: argparse.Namespace) -> Any:
     from ..audio.devices import MicSource, WavSource
 
     if args.audio_in is not None:
-        return WavSource(args.audio_in)
+        return WavSource(args.audio_in, channel=getattr(args, "input_channel", None))
     return MicSource(device=args.input_device, channel=getattr(args, "input_channel", None))
 
 
