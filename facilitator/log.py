@@ -55,6 +55,8 @@ class LogContents:
     batches: list[tuple[int, int]] = field(default_factory=list)
     chain: str | None = None
     lines: list[dict[str, Any]] = field(default_factory=list)
+    #: the file's line number of each event (a blank line between them shifts it from the seq)
+    line_numbers: list[int] = field(default_factory=list)
 
 
 def digest(previous: str, line: bytes) -> str:
@@ -88,6 +90,22 @@ def _whole_line(line: bytes, previous: str) -> tuple[dict[str, Any], int] | None
     if given != digest(previous, _dump(body)):
         return None
     return obj, kept
+
+
+def _damage(exc: ValueError, line: bytes) -> str:
+    """What is wrong with a log line that is not a record, in a player's words (the JSON
+    parser's own text, "Expecting ',' delimiter: line 1 column 52", means nothing at a table)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"holds a byte that is not text (0x{line[exc.start]:02x} at character {exc.start + 1}): "
+                "it was damaged or changed outside the game")
+    if isinstance(exc, json.JSONDecodeError):
+        at = f"at character {exc.pos + 1}"
+        if exc.msg == "Extra data":
+            return f"has more after the end of its record ({at}): two lines run together, or something was added"
+        if exc.pos >= len(line.rstrip()):
+            return "breaks off before its record ends: it was cut short"
+        return f"is not a whole record: it was damaged or changed by hand ({at})"
+    return "is not a record of the game (each line holds one, in braces)"
 
 
 def check_regular(path: Path, what: str) -> None:
@@ -142,7 +160,7 @@ def _parse(path: Path, raw: bytes) -> LogContents:
         try:
             obj = json.loads(line.decode("utf-8"))
             if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")  # noqa: TRY004 - caught below as a bad line
+                raise ValueError("not an object")  # noqa: TRY004 - caught below as a bad line
         except (ValueError, UnicodeDecodeError) as exc:
             whole = _whole_line(line, chain) if is_tail and batched else None
             if whole is not None:
@@ -158,9 +176,13 @@ def _parse(path: Path, raw: bytes) -> LogContents:
                 contents.notes.append(f"dropped {what} of the log (line {number}): half-written")
                 break
             else:
-                raise LogError(f"log {name} line {number}: {exc}") from None
+                raise LogError(f"log {name} line {number} {_damage(exc, line)}; the game cannot be "
+                               "resumed from it (the file is left as it is)") from None
         seq = obj.get("seq")
         expected = contents.last_seq + 1
+        if seq is None:
+            raise LogError(f"log {name} line {number} has no seq (its number, {expected} here): "
+                           "not a record the referee wrote")
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != expected:
             if contents.last_seq == 0:
                 raise LogError(f"log {name} line {number}: seq {seq!r} does not start the log at 1")
@@ -198,6 +220,7 @@ def _parse(path: Path, raw: bytes) -> LogContents:
             raise LogError(f"log {name} line {number}: {exc}") from None
         contents.events.append(event)
         contents.lines.append(obj)
+        contents.line_numbers.append(number)
         contents.last_seq = seq
         if seq - open_batch[0] + 1 == open_batch[1]:
             contents.batches.append((open_batch[2], len(contents.events)))
@@ -211,6 +234,7 @@ def _parse(path: Path, raw: bytes) -> LogContents:
                                   f"{dropped} of {open_batch[1]} written")
         del contents.events[open_batch[2]:]
         del contents.lines[open_batch[2]:]
+        del contents.line_numbers[open_batch[2]:]
         contents.last_seq = open_batch[0] - 1
         contents.good_bytes = batch_start_bytes
     elif batched and contents.chain is None:

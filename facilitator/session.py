@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from .command import Command, NotRecognized
 from .content import version as content_version
-from .errors import DecksChangedError, IllegalCommandError, LogError, OptionsError
+from .errors import DecksChangedError, FacilitatorError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
 from .grammar import Grammar, describe_character, load_grammar, untyped_character
@@ -283,6 +283,7 @@ class Session:
         in_flight: list[str] = []
         said: list[str] = []
         owed: list[dict[str, Any]] = []
+        index = 0
         try:
             state = referee.initial(events[0])
             for index, event in enumerate(events[1:], 1):
@@ -298,7 +299,13 @@ class Session:
                     owed.append({**event.to_json(index + 1), "game_id": self.game_id, "text": text})
             self.state = state
         except Exception as exc:  # noqa: BLE001 - a log no referee wrote: refuse it, never a traceback
-            raise LogError(f"log {str(log_path)!r} cannot be replayed: {exc!r}") from None
+            # a referee's refusal (ValueError) gives its reason; Python's own (KeyError('route'))
+            # means nothing at a table, so the event is named in words instead
+            reason = str(exc) if type(exc) is ValueError or isinstance(exc, FacilitatorError) else \
+                f"its {events[index].type} does not follow from the game before it; the log was changed " \
+                "outside the game"
+            raise LogError(f"log {str(log_path)!r} cannot be replayed: line {_line_of(contents, index)} "
+                           f"(seq {index + 1}): {reason}") from None
         return in_flight, owed, said
 
     def _deliver_owed(self, owed: list[dict[str, Any]]) -> None:
@@ -565,7 +572,14 @@ def _check_fields(log_path: Path, game: str, contents: LogContents) -> None:
     for seq, event in enumerate(contents.events, 1):
         problem = check_fields(game, event)
         if problem is not None:
-            raise LogError(f"log {str(log_path)!r} cannot be replayed: seq {seq}: {problem}")
+            raise LogError(f"log {str(log_path)!r} cannot be replayed: line {_line_of(contents, seq - 1)} "
+                           f"(seq {seq}): {problem}")
+
+
+def _line_of(contents: LogContents, index: int) -> int:
+    """The file's line number of event ``index`` (its seq less one)."""
+    numbers = contents.line_numbers
+    return numbers[index] if 0 <= index < len(numbers) else index + 1
 
 
 def _check_content(log_path: Path, game: str, started: Event) -> None:

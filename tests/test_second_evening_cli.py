@@ -80,3 +80,62 @@ def test_a_speech_out_that_is_a_file_is_refused_before_anything_is_written(tmp_p
         assert done.returncode == 2 and one_line(done.stderr), done.stderr
         assert "--speech-out" in done.stderr and "'said' is a file" in done.stderr
         assert nothing_written(tmp_path, data)
+
+
+def _game_log(where: Path) -> Path:
+    log = where / "g.jsonl"
+    done = run(["play", "compass-code", "--text", "--seed", "3", "--log", log.name], where, "status\n",
+               env={"FACILITATOR_DATA_DIR": str(where / "data")})
+    assert done.returncode == 0, done.stderr
+    return log
+
+
+#: how a log line was damaged, and the words that must say so
+DAMAGES = {
+    "cut-short": (lambda line: line[:50], "line 2 breaks off before its record ends"),
+    "extra-data": (lambda line: line + b' {"seq":9}', "line 2 has more after the end of its record"),
+    "bad-byte": (lambda line: line[:20] + b"\x93" + line[21:], "line 2 holds a byte that is not text (0x93"),
+    "latin-1": (lambda line: line.replace(b"\"route\":\"", "\"route\":\"É".encode("latin-1")), "line 2 holds a byte"),
+    "changed-in-the-middle": (lambda line: line[:30] + b"@@" + line[32:], "line 2 is not a whole record"),
+    "a-list": (lambda line: b"[1, 2]", "line 2 is not a record of the game"),
+    "a-string": (lambda line: b'"\\ud800"', "line 2 is not a record of the game"),
+    "no-seq": (lambda line: line.replace(b'"seq":2,', b""), "line 2 has no seq"),
+    "string-seq": (lambda line: line.replace(b'"seq":2', b'"seq":"2"'), "line 2: seq '2' does not follow 1"),
+    "wrong-type": (lambda line: line.replace(b'"route":"', b'"route":5,"x":"'), "line 2"),
+}
+RAW_PARSER_WORDS = ("Expecting", "column", "char ", "codec", "Extra data", "decode", "delimiter", "JSON")
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_log_is_refused_in_a_players_words_with_its_line(tmp_path: Path, damage: str) -> None:
+    log = _game_log(tmp_path)
+    lines = log.read_bytes().split(b"\n")
+    change, says = DAMAGES[damage]
+    lines[1] = change(lines[1])
+    log.write_bytes(b"\n".join(lines))
+    before = log.read_bytes()
+    done = run(["play", "compass-code", "--text", "--resume", log.name], tmp_path, "status\n",
+               env={"FACILITATOR_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 2 and one_line(done.stderr) and done.stdout == "", done.stderr
+    assert done.stderr.startswith("facilitator: log 'g.jsonl' ") and says in done.stderr, done.stderr
+    assert not any(word in done.stderr for word in RAW_PARSER_WORDS), done.stderr
+    assert log.read_bytes() == before
+
+
+def test_a_log_changed_without_its_chain_names_the_line_not_a_python_error(tmp_path: Path) -> None:
+    """A log from before batches carries no chain: a changed value is caught by its form, or
+    by the replay, and either says which line in words (not ``KeyError('route')``)."""
+    import json
+
+    log = _game_log(tmp_path)
+    rows = [{k: v for k, v in json.loads(x).items() if k not in ("batch", "batch_size", "chain")}
+            for x in log.read_text().splitlines()]
+    rows.insert(1, {})   # a blank line's worth of shift: line numbers are the file's
+    text = "".join((json.dumps(r) if r else "") + "\n" for r in rows)
+    for old, new, says in (('"route": "ESNW"', '"route": 5', "line 3 (seq 2): leg-started.route = 5"),
+                           ('"card": 9', '"cards": 9', "line 3 (seq 2)")):
+        log.write_text(text.replace(old, new))
+        done = run(["play", "compass-code", "--text", "--resume", log.name], tmp_path, "status\n",
+                   env={"FACILITATOR_DATA_DIR": str(tmp_path / "data")})
+        assert done.returncode == 2 and one_line(done.stderr), done.stderr
+        assert says in done.stderr and "Error(" not in done.stderr, done.stderr
