@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .command import GAMES
-from .errors import FacilitatorError, LogError, OptionsError
+from .errors import FacilitatorError, LogError, OptionsError, StdoutError, WriteError
 from .games import find_game
 
 EXIT_BAD = 2
@@ -142,6 +142,7 @@ def _play(args: argparse.Namespace) -> int:
     from .settings import apply_to_args, load
 
     _file_paths(args)
+    args.typed = dict(vars(args))                  # what was typed, before the settings file fills any
     refuse_voice_flags(args)                       # typed on the command line, before the file fills any
     refuse_screen_flags(args, bool(args.screens))
     settings = load(args.config, named=args.config is not None)
@@ -204,7 +205,12 @@ def _play(args: argparse.Namespace) -> int:
             args.game, players=args.players, names=names, seed=args.seed, options=options,
             log_path=args.log, private_path=args.private, screens=bool(args.screens),
             check=lambda game, opts: check_private(game, opts, args.private, bool(args.screens)))
-    code = _run_session(session, reply, args)
+    log = session.log.path
+    try:
+        code = _run_session(session, reply, args)
+    except StdoutError as exc:   # the log holds what could not be shown: say where it goes on
+        raise WriteError(f"cannot write to standard output: {exc.reason}; the game is logged in "
+                         f"{str(log)!r}; continue it with: {_resume_command(session, args, log)}") from None
     session.log.close()   # a clean stop (after a fault the log stays marked as not closed)
     if kept and not session.over:   # where it went: the player named no --log
         print(f"facilitator: the game is kept in {args.log}; continue it with: {_resume_command(session, args)}",
@@ -212,16 +218,37 @@ def _play(args: argparse.Namespace) -> int:
     return code
 
 
-def _resume_command(session: Any, args: argparse.Namespace) -> str:
-    """The command line that continues this game (with what its hidden information needs)."""
+#: flags that say how this table plays, kept in the command line that continues a game as
+#: they were typed (the settings file fills the rest again); ``--audio-in`` is left out: the
+#: recording was heard, and hearing it again would repeat its commands
+RESUME_FLAGS = ("private", "screens", "lan", "port", "host", "result_seconds", "data_dir", "config",
+                "input_device", "input_channel", "ptt_input", "output_device", "speech_out", "vosk_model",
+                "second_engine", "second_model", "voices", "wake_phrase", "push_to_talk", "rate", "volume",
+                "voice")
+
+
+def _resume_command(session: Any, args: argparse.Namespace, log: Path | None = None) -> str:
+    """The command line that continues this game: ``--resume`` (with ``log`` when given,
+    else the newest unfinished game is found) and every flag typed that says how the table
+    plays (``RESUME_FLAGS``), so that the screens come back on the port the phones know."""
+    typed = getattr(args, "typed", None) or vars(args)
     words = ["facilitator", "play", session.referee.name]
     if args.text:
         words.append("--text")
     words.append("--resume")
-    if args.private:
-        words += ["--private", shlex.quote(str(args.private))]
-    if args.screens:
-        words.append("--screens")
+    if log is not None:
+        words.append(shlex.quote(str(log)))
+    for dest in RESUME_FLAGS:
+        value = typed.get(dest)
+        if value is None or value is False:
+            continue
+        flag = "--" + dest.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif dest == "push_to_talk" and value == "key":
+            words.append(flag)   # its bare form: a value after it would be read as GAME's
+        else:
+            words += [flag, shlex.quote(str(value))]
     return " ".join(words)
 
 

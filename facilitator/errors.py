@@ -8,6 +8,7 @@
     ├── LogError            an event log cannot be read or resumed
     │   └── DecksChangedError   a sound log whose game's decks changed since it started
     ├── WriteError          a file cannot be written (the log, private messages, records, stdout)
+    │   └── StdoutError         standard output cannot take the announcements
     ├── InUseError          another facilitator holds this log or data directory
     ├── OptionsError        bad command-line options or settings
     ├── SpeechError         speech in or out cannot work (no espeak-ng, not a WAV file)
@@ -58,6 +59,15 @@ class DecksChangedError(LogError):
 class WriteError(FacilitatorError):
     """A file cannot be written: the log, private messages, the table's records or stdout.
     Whatever was fsynced before stays; resuming redoes what followed it."""
+
+
+class StdoutError(WriteError):
+    """Standard output cannot take the announcements (a full disk, ``/dev/full``); the log
+    already holds them, so the game can be resumed (the command line says where)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"cannot write to standard output: {reason}; the game is logged and can be resumed")
 
 
 class InUseError(FacilitatorError):

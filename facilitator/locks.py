@@ -23,6 +23,7 @@ says whether this process holds it.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
@@ -135,7 +136,8 @@ def lock_data_dir(directory: Path) -> DataDirLock:
         file.write(f"{os.getpid()}\n")
         file.flush()
     except OSError as exc:
-        file.close()
+        with contextlib.suppress(OSError):   # closing flushes the same write again: a full disk fails twice
+            file.close()
         raise WriteError(f"cannot use the data directory {str(directory)!r}: {exc.strerror}") from None
     lock = DataDirLock(key, file)
     _HELD[key] = lock

@@ -9,12 +9,12 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
-from .errors import WriteError
+from .errors import StdoutError
 from .session import MAX_UTTERANCE, Reply, Session
 
 
 def show(reply: Reply, out: IO[str]) -> None:
-    """Print the public sentences; ``WriteError`` when stdout cannot take them (a full
+    """Print the public sentences; ``StdoutError`` when stdout cannot take them (a full
     disk, ``/dev/full``): the log already holds them, so a resume says them again."""
     write_out(out, "".join(line + "\n" for line in reply.public))
 
@@ -27,8 +27,7 @@ def write_out(out: IO[str], text: str) -> None:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise WriteError(f"cannot write to standard output: {exc.strerror or exc}; "
-                         "the game is logged and can be resumed") from None
+        raise StdoutError(str(exc.strerror or exc)) from None
 
 
 #: the longest line read from stdin; a longer one is refused without being read whole

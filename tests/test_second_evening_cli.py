@@ -139,3 +139,77 @@ def test_a_log_changed_without_its_chain_names_the_line_not_a_python_error(tmp_p
                    env={"FACILITATOR_DATA_DIR": str(tmp_path / "data")})
         assert done.returncode == 2 and one_line(done.stderr), done.stderr
         assert says in done.stderr and "Error(" not in done.stderr, done.stderr
+
+
+def _can_mount() -> bool:
+    """A user and mount namespace of our own (to mount a small tmpfs and fill it)."""
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount(), reason="needs unshare -rm to mount a full file system")
+@pytest.mark.parametrize("fill_kb", [100, 56])
+def test_a_full_disk_at_start_names_the_path(tmp_path: Path, fill_kb: int) -> None:
+    """A 64 KB tmpfs filled whole (the data directory's lock cannot be written) or all but
+    a page (the lock can, the game's log cannot): either way the line names the path."""
+    full = tmp_path / "full"
+    full.mkdir()
+    script = (f"mount -t tmpfs -o size=64k tmpfs {full} && mkdir -p {full}/data && "
+              f"dd if=/dev/zero of={full}/fill bs=1k count={fill_kb} 2>/dev/null; "
+              f'exec "$@"')
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", sys.executable, "-m", "facilitator",
+                           "play", "compass-code", "--text", "--data-dir", f"{full}/data"],
+                          input="status\n", capture_output=True, text=True, timeout=deadline(60),
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert done.returncode == 2 and one_line(done.stderr), done.stderr
+    assert "No space left on device" in done.stderr and f"'{full}/data" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("log", [["--log", "my game.jsonl"], []], ids=["log", "kept"])
+def test_stdout_on_dev_full_says_where_the_game_is_resumed(tmp_path: Path, log: list[str]) -> None:
+    data = tmp_path / "data"
+    env = {"FACILITATOR_DATA_DIR": str(data)}
+    with open("/dev/full", "w") as full:
+        done = run(["play", "compass-code", "--text", *log], tmp_path, "status\n", env=env, stdout=full.fileno())
+    assert done.returncode == 2 and one_line(done.stderr), done.stderr
+    kept = "my game.jsonl" if log else str(next((data / "games").glob("*.jsonl")))
+    hint = "'my game.jsonl'" if log else kept
+    assert done.stderr == ("facilitator: cannot write to standard output: No space left on device; the game is "
+                           f"logged in {kept!r}; continue it with: facilitator play compass-code --text "
+                           f"--resume {hint}\n")
+    again = run(["play", "compass-code", "--text", "--resume", kept], tmp_path, "status\n", env=env)
+    assert again.returncode == 0 and again.stdout.startswith("Resuming the game.\n"), again.stderr
+
+
+def test_the_resume_hint_keeps_the_flags_the_game_was_started_with(tmp_path: Path) -> None:
+    """Following the hint serves the screens where the phones were, from the same data directory."""
+    done = run(["play", "compass-code", "--text", "--screens", "--port", "0", "--result-seconds", "0",
+                "--data-dir", "table data", "--private", "secrets.jsonl"], tmp_path, "status\n")
+    assert done.returncode == 0, done.stderr
+    hint = done.stderr.splitlines()[-1].split("continue it with: ")[1]
+    assert hint == ("facilitator play compass-code --text --resume --private secrets.jsonl --screens --port 0 "
+                    "--result-seconds 0 --data-dir 'table data'")
+    import shlex
+
+    followed = run([*shlex.split(hint)[1:]], tmp_path, "status\nquit\n")
+    assert followed.returncode == 0 and followed.stdout.startswith("Resuming the game.\n"), followed.stderr
+
+
+def test_the_resume_hint_keeps_the_voice_flags_but_not_the_recording(tmp_path: Path) -> None:
+    from facilitator.cli import _parser, _resume_command
+
+    args = _parser().parse_args(["play", "clover", "--audio-in", "x.wav", "--input-channel", "1", "--rate",
+                                 "140", "--push-to-talk", "--screens", "--lan", "--port", "8182", "--host",
+                                 "192.168.1.20", "--config", "my.toml"])
+    args.typed = dict(vars(args))
+
+    class Referee:
+        name = "clover"
+
+    class Session:
+        referee = Referee()
+
+    assert _resume_command(Session(), args) == (
+        "facilitator play clover --resume --screens --lan --port 8182 --host 192.168.1.20 --config my.toml "
+        "--input-channel 1 --push-to-talk --rate 140")

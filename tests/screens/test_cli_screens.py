@@ -31,7 +31,7 @@ def test_screens_leave_text_play_unchanged_and_print_the_address(tmp_path):
     assert served.stdout == plain.stdout
     assert re.fullmatch(r"facilitator: table screen: open http://127\.0\.0\.1:\d+/table/[\w-]{20,}\n"
                         r"facilitator: the game is kept in \S+\.jsonl; continue it with: "   # no --log
-                        r"facilitator play compass-code --text --resume --screens\n",
+                        r"facilitator play compass-code --text --resume --screens --port 0\n",   # as typed
                         served.stderr)
 
 
