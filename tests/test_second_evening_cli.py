@@ -213,3 +213,31 @@ def test_the_resume_hint_keeps_the_voice_flags_but_not_the_recording(tmp_path: P
     assert _resume_command(Session(), args) == (
         "facilitator play clover --resume --screens --lan --port 8182 --host 192.168.1.20 --config my.toml "
         "--input-channel 1 --push-to-talk --rate 140")
+
+
+@pytest.mark.skipif(shutil.which("sox") is None, reason="sox makes the recording")
+def test_a_voices_file_of_huge_numbers_is_set_aside_without_a_numpy_warning(tmp_path: Path) -> None:
+    """``[1e308]*256`` overflows float32: the line is set aside in the one proper line, and
+    numpy's RuntimeWarning with its source line is never printed beside it."""
+    import json
+
+    from facilitator.log import read_log
+    from facilitator.session import game_id
+
+    env = {"FACILITATOR_DATA_DIR": str(tmp_path / "data")}
+    started = run(["play", "compass-code", "--text", "--log", "v.jsonl"], tmp_path, "status\n", env=env)
+    assert started.returncode == 0, started.stderr
+    voices = tmp_path / "v.jsonl.voices"
+    voices.write_text(json.dumps({"game_id": game_id(read_log(tmp_path / "v.jsonl").events[0]),
+                                  "seats": {"1": [[1e308] * 256], "2": [[0.0625] * 256]}}))
+    voices.chmod(0o600)
+    subprocess.run(["sox", "-n", "-r", "16000", "-b", "16", str(tmp_path / "quiet.wav"), "trim", "0", "0.5"],
+                   check=True)
+    done = run(["play", "compass-code", "--resume", "v.jsonl", "--audio-in", "quiet.wav", "--voices", "on",
+                "--speech-out", "said"], tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "voiceprints.py" not in done.stderr, done.stderr
+    aside = [line for line in done.stderr.splitlines() if "enrolled voices" in line]
+    assert aside == [("facilitator: the enrolled voices in 'v.jsonl.voices': set aside seat 1's line 1 (a number "
+                     "as large as 1e+308, where a voice's are at most 1); the rest is kept; a seat left without "
+                     "a voice is asked again")]

@@ -94,7 +94,11 @@ def _said_by(loop: ListenLoop, turns: Turns, text: str, voice: list[float], at: 
     ({"1": [[1.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (2 numbers, not 3)"),
     ({"1": [[float("nan"), 0.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (nan is not a finite number)"),
     ({"1": [[0.0, 0.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (all zeros)"),
-], ids=["a-number-for-a-line", "wrong-length", "nan", "zeros"])
+    ({"1": [[1e308, 0.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (a number as large as 1e+308"),
+    ({"1": [[-1e39, 0.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (a number as large as 1e+39"),
+    ({"1": [[1e20, 1.0, 0.0]], "2": [VOICE[2]]}, "seat 1's line 1 (a number as large as 1e+20"),
+], ids=["a-number-for-a-line", "wrong-length", "nan", "zeros", "past-float64-s-half", "past-float32",
+        "squares-overflow"])
 def test_a_bad_line_is_set_aside_said_once_and_its_seat_asked_again(
         tmp_path: Path, seats: dict[str, Any], what: str) -> None:
     session = _game(tmp_path)

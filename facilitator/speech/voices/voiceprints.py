@@ -15,7 +15,8 @@ game does not ask again.
 Reading it back never hangs, never reads without bound and never fails the game:
 the path must be a regular file (a FIFO, a device, a directory is set aside
 unread) of at most ``MAX_BYTES``; its fields are validated (pydantic, strict); a
-line of a seat that is not ``dimension`` finite numbers, or is all zeros, is set
+line of a seat that is not ``dimension`` finite numbers, is all zeros or holds a
+number far past a voice's (``MAX_MAGNITUDE``), is set
 aside, and so is a field of the wrong type (``"declined": "false"``).  What was
 set aside is said in one line (``problem``); what is sound is kept, and the seats
 left without a line are asked again.  A kept file readable by others is made
@@ -39,6 +40,9 @@ from .speaker_embed import DIMENSION
 
 #: lines kept per seat (an enrollment said again adds one; the oldest goes)
 MAX_LINES = 3
+#: the largest number a voice line may hold: the embedder's lines are unit vectors (every
+#: number within ±1); far past that is no voice, and past float32's range it would overflow
+MAX_MAGNITUDE = 1000.0
 #: the largest file read back (eight seats of three 256-number lines take about 80 KB)
 MAX_BYTES = 1 << 20
 
@@ -87,9 +91,9 @@ class Voiceprints:
             return
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            self.problem = (f"the enrolled voices in {name} are set aside (not JSON: {exc}); "
-                            "every seat is asked again")
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            self.problem = (f"the enrolled voices in {name} are set aside (damaged or changed by hand: "
+                            "not a voices file); every seat is asked again")
             return
         if isinstance(data, dict) and isinstance(data.get("game_id"), str) and data["game_id"] != self.game_id:
             return            # another game's voices: this game enrols afresh
@@ -241,6 +245,9 @@ def _bad_line(line: list[float], dimension: int) -> str | None:
         return f"{len(line)} numbers, not {dimension}"
     if not any(line):
         return "all zeros"
+    largest = max(abs(x) for x in line)
+    if largest > MAX_MAGNITUDE:   # would overflow float32 (a numpy warning) or the similarity's squares
+        return f"a number as large as {largest:.3g}, where a voice's are at most 1"
     return None
 
 
