@@ -6,7 +6,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, NoReturn
 
 from .command import GAMES
 from .errors import FacilitatorError, LogError, OptionsError, StdoutError, WriteError
@@ -56,8 +56,40 @@ def _version() -> str:
         return __version__
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are the one line every refusal is (``facilitator: `` first,
+    exit 2), naming the command they belong to and where its flags are listed.
+
+    Each parser is kept by its ``prog`` (``facilitator serve``), so that a command's
+    unknown arguments are told by that command (``_refuse_unknown``): argparse leaves
+    them to the top-level parser, which told them with its own usage."""
+
+    made: ClassVar[dict[str, _Parser]] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _Parser.made[self.prog] = self
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.partition(" ")[2]
+        self.exit(EXIT_BAD, f"facilitator: {command + ': ' if command else ''}{message} "
+                            f"({self.prog} --help lists what it takes)\n")
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> None:
+    """Arguments no parser took: told by the innermost command given (``content check``)."""
+    if not extra:
+        return
+    words = ["facilitator", args.command, getattr(args, "action", None)]
+    for length in (3, 2):
+        named = _Parser.made.get(" ".join(str(w) for w in words[:length]))
+        if named is not None and None not in words[:length]:
+            named.error(f"unrecognized arguments: {' '.join(extra)}")
+    parser.error(f"unrecognized arguments: {' '.join(extra)}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="facilitator", description="An offline voice referee for party games.")
+    p = _Parser(prog="facilitator", description="An offline voice referee for party games.")
     p.add_argument("--version", action="version", version=f"facilitator {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -283,7 +315,16 @@ def _run_session(session: Any, reply: Any, args: argparse.Namespace) -> int:
 
 
 def _content_check(args: argparse.Namespace) -> int:
+    import os
+
     from .content import check_all
+    from .paths import CONTENT_ENV
+
+    given = ("--content-dir", args.content_dir) if args.content_dir is not None else \
+        (CONTENT_ENV, Path(os.environ[CONTENT_ENV])) if os.environ.get(CONTENT_ENV) else None
+    if given is not None and not given[1].is_dir():   # a bad argument, not a content problem
+        what = "does not exist" if not given[1].exists() else "is not a directory"
+        raise OptionsError(f"{given[0]} {str(given[1])!r} {what}; it names a folder of decks like content/")
 
     report, problems = check_all(args.content_dir)
     for line in report:
@@ -331,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_BAD
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    _refuse_unknown(parser, args, extra)
     if args.command is None:   # a bare ``facilitator``: what it can do
         parser.print_help()
         return 0

@@ -17,10 +17,11 @@ from pathlib import Path
 from .errors import OptionsError
 
 #: the flags of voice play (``play`` and ``serve`` without ``--text``)
-VOICE_FLAGS = ("audio_in", "input_device", "output_device", "speech_out", "vosk_model", "second_engine",
-               "voices", "wake_phrase", "push_to_talk", "rate", "volume", "voice")
+VOICE_FLAGS = ("audio_in", "input_device", "input_channel", "ptt_input", "output_device", "speech_out",
+               "vosk_model", "second_engine", "second_model", "voices", "wake_phrase", "push_to_talk", "rate",
+               "volume", "voice")
 #: the flags of the screens
-SCREEN_FLAGS = ("lan", "port", "host")
+SCREEN_FLAGS = ("lan", "port", "host", "result_seconds")
 #: the demo's flags for its voices, which ``demo --text`` has none of
 DEMO_VOICE_FLAGS = ("speech_out", "mix_out", "no_speaker")
 

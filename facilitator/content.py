@@ -7,6 +7,7 @@ Each game registers a checker so ``facilitator content check`` covers every deck
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import ContentError
-from .paths import content_dir
+from .paths import CONTENT_ENV, content_dir
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -26,14 +27,29 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def shown_name(relpath: str, directory: Path | None = None) -> str:
+    """How a content file is named in a problem: ``content/RELPATH`` for the shipped decks,
+    else by the directory the table gave (``--content-dir``, ``FACILITATOR_CONTENT_DIR``),
+    so that the file named is the one to open."""
+    if directory is None and not os.environ.get(CONTENT_ENV):
+        return f"content/{relpath}"
+    return str((directory or content_dir()) / relpath)
+
+
 def load(relpath: str, model: type[M], directory: Path | None = None) -> M:
     """Read ``content/relpath`` and validate it as ``model``."""
     path = (directory or content_dir()) / relpath
-    name = f"content/{relpath}"
+    name = shown_name(relpath, directory)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ContentError(name, None, "file is missing") from None
+    except IsADirectoryError:
+        raise ContentError(name, None, "is a directory where the file belongs") from None
+    except NotADirectoryError:
+        raise ContentError(name, None, "cannot be there: a file stands where its folder belongs") from None
+    except OSError as exc:
+        raise ContentError(name, None, f"cannot be read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise ContentError(name, None, "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
@@ -94,8 +110,19 @@ def check_all(directory: Path | None = None) -> tuple[list[str], list[ContentErr
         try:
             report.extend(f"{game}: {line}" for line in checker(directory))
         except ContentError as exc:
-            problems.append(exc)
+            problems.append(_renamed(exc, directory))
+        except OSError as exc:   # a deck's own reading: a problem of the content, like a broken entry
+            name = str(exc.filename) if exc.filename else game
+            problems.append(ContentError(name, None, f"cannot be read ({exc.strerror or exc})"))
     return report, problems
+
+
+def _renamed(exc: ContentError, directory: Path | None) -> ContentError:
+    """A deck's problem named ``content/...`` by the directory actually checked."""
+    if not exc.file.startswith("content/"):
+        return exc
+    name = shown_name(exc.file.removeprefix("content/"), directory)
+    return exc if name == exc.file else ContentError(name, exc.entry, exc.reason)
 
 
 def version(game: str, directory: Path | None = None) -> str:

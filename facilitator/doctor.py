@@ -91,9 +91,47 @@ class Machine(Protocol):
         """(the system has an ``audio`` group, this user is in it)."""
         ...
 
+    def is_root(self) -> bool:
+        """Whether the doctor runs as root (who reaches every device and file without groups)."""
+        ...
+
     def lan_address(self) -> str | None:
         """This machine's address on the local network (None: not on one)."""
         ...
+
+
+ELSEWHERE = "or set data.directory in the settings file (or --data-dir) to a folder you can write"
+
+
+def _write_fix(directory: Path, exc: OSError, *, root: bool) -> str:
+    """What can make ``directory`` writable, by why it is not: ownership changes nothing on a
+    read-only file system or for root, and ``chown`` without sudo changes no one's folder."""
+    import errno
+
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if exc.errno == errno.EROFS:
+        mount = existing
+        while not os.path.ismount(mount) and mount != mount.parent:
+            mount = mount.parent
+        return (f"the disk holding {directory} is mounted read-only, which no chown or chmod changes: "
+                f"remount it read-write (sudo mount -o remount,rw {mount}), {ELSEWHERE}")
+    if exc.errno == errno.ENOSPC:
+        return f"free some space on the disk holding {directory}, {ELSEWHERE}"
+    if exc.errno not in (errno.EACCES, errno.EPERM) or root:
+        # root is refused only by what owners and modes do not decide (an immutable file, a mount)
+        return f"check what keeps {directory} from being written (lsattr -d, mount), {ELSEWHERE}"
+    try:
+        mine = existing.stat().st_uid == os.geteuid()
+    except OSError:
+        mine = False
+    if mine:
+        return f"chmod u+w {existing} (it is yours, but not writable), {ELSEWHERE}"
+    if existing == directory:
+        return f"sudo chown -R $USER {directory} (it belongs to another user), {ELSEWHERE}"
+    return (f"sudo mkdir -p {directory} && sudo chown $USER {directory} ({existing} belongs to another user), "
+            f"{ELSEWHERE}")
 
 
 def bar(levels: Sequence[float]) -> str:
@@ -183,10 +221,11 @@ class Doctor:
         channel = self.input_channel if channel == -1 else channel
         inputs = [d for d in devices if d["inputs"] > 0]
         if not inputs:
+            group = "" if self.machine.is_root() else ("; if it is listed but not here, add yourself to the "
+                                                      "audio group: sudo usermod -aG audio $USER (then log in again)")
             return Check(role, False, "no microphone: no audio input device is connected or visible",
                          "plug in a USB microphone, then check that it is seen: arecord -l "
-                         "(sudo apt install alsa-utils); if it is listed but not here, add yourself "
-                         "to the audio group: sudo usermod -aG audio $USER (then log in again)")
+                         f"(sudo apt install alsa-utils){group}")
         chosen = _pick(inputs, wanted, "input", "ptt_input" if role != "microphone" else "input")
         if isinstance(chosen, Check):
             return chosen
@@ -268,8 +307,7 @@ class Doctor:
             self.machine.try_write(directory)
         except OSError as exc:
             return Check("data directory", False, f"{directory} is not writable: {exc.strerror or exc}",
-                         f"mkdir -p {directory} && chown -R $USER {directory}, "
-                         "or set data.directory in the settings file")
+                         _write_fix(directory, exc, root=self.machine.is_root()))
         free = self.machine.free_disk_mb(directory)
         if free < 50:
             return Check("data directory", False, f"{directory}: only {free} MiB free",
@@ -279,6 +317,8 @@ class Doctor:
     def audio_group(self) -> Check:
         """A service started at boot, before anyone logs in, reaches the sound devices
         only through the ``audio`` group (a login session gets them from logind)."""
+        if self.machine.is_root():
+            return Check("audio group", True, "running as root, which reaches the devices without the audio group")
         exists, member = self.machine.audio_group()
         if not exists:
             return Check("audio group", True, "this system has no audio group; devices are reached as the user")
@@ -454,6 +494,9 @@ class SystemMachine:
             f.flush()
             os.fsync(f.fileno())
         probe.unlink()
+
+    def is_root(self) -> bool:
+        return os.geteuid() == 0
 
     def audio_group(self) -> tuple[bool, bool]:
         import grp

@@ -20,8 +20,12 @@ def grammars_dir() -> Path:
     return Path(os.environ.get("FACILITATOR_GRAMMARS_DIR") or _shipped("grammars"))
 
 
+#: the environment variable naming a content directory in place of the shipped decks
+CONTENT_ENV = "FACILITATOR_CONTENT_DIR"
+
+
 def content_dir() -> Path:
-    return Path(os.environ.get("FACILITATOR_CONTENT_DIR") or _shipped("content"))
+    return Path(os.environ.get(CONTENT_ENV) or _shipped("content"))
 
 
 def audio_dir() -> Path:

@@ -19,7 +19,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     add_serve_arguments(serve)
 
     st = sub.add_parser("settings", help="the settings file: show, path, init, check")
-    st.add_argument("action", choices=("show", "path", "init", "check"))
+    st.add_argument("action", nargs="?", metavar="{show,path,init,check}",
+                    help="show the settings, print the file's path, write a commented file, or check it")
     st.add_argument("--config", type=Path, metavar="PATH", help="this settings file instead")
     st.add_argument("--force", action="store_true", help="init: replace an existing file")
 
@@ -73,7 +74,18 @@ def run_command(args: argparse.Namespace) -> int:
     raise OptionsError(f"unknown command {args.command!r}")
 
 
+#: what ``facilitator settings`` does, and the one line for none or another
+SETTINGS_ACTIONS = ("show", "path", "init", "check")
+SETTINGS_USAGE = "show, path, init [--force] or check [--config PATH]"
+
+
 def _settings(args: argparse.Namespace) -> int:
+    if args.action is None:
+        raise OptionsError(f"settings needs an action: {SETTINGS_USAGE}")
+    if args.action not in SETTINGS_ACTIONS:
+        raise OptionsError(f"settings has no action {args.action!r}: {SETTINGS_USAGE}")
+    if args.force and args.action != "init":
+        raise OptionsError(f"--force is for settings init (it replaces the file), not {args.action}: leave it out")
     path = args.config or settings_mod.default_path()
     if args.action == "path":
         print(path)

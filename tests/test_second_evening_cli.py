@@ -241,3 +241,149 @@ def test_a_voices_file_of_huge_numbers_is_set_aside_without_a_numpy_warning(tmp_
     assert aside == [("facilitator: the enrolled voices in 'v.jsonl.voices': set aside seat 1's line 1 (a number "
                      "as large as 1e+308, where a voice's are at most 1); the rest is kept; a seat left without "
                      "a voice is asked again")]
+
+
+# -- The command line ------------------------------------------------------------
+
+@pytest.mark.parametrize(("flag", "line"), [
+    (["--input-channel", "1"], "--input-channel is for voice play, not --text: leave one of them out"),
+    (["--ptt-input", "USB"], "--ptt-input is for voice play, not --text: leave one of them out"),
+    (["--second-model", "base"], "--second-model is for voice play, not --text: leave one of them out"),
+    (["--result-seconds", "5"], "--result-seconds is for the screens: add --screens"),
+], ids=lambda f: f[0] if isinstance(f, list) else "")
+def test_a_flag_that_does_nothing_in_text_play_is_refused(tmp_path: Path, flag: list[str], line: str) -> None:
+    data = tmp_path / "data"
+    done = run(["play", "compass-code", "--text", *flag], tmp_path, "status\n", env={"FACILITATOR_DATA_DIR": str(data)})
+    assert done.returncode == 2 and done.stdout == "" and done.stderr == f"facilitator: {line}\n"
+    assert nothing_written(tmp_path, data)
+
+
+def test_the_result_seconds_with_the_screens_are_taken(tmp_path: Path) -> None:
+    done = run(["play", "compass-code", "--text", "--screens", "--port", "0", "--result-seconds", "0"], tmp_path,
+               "status\n", env={"FACILITATOR_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    ([], "settings needs an action: show, path, init [--force] or check [--config PATH]"),
+    (["bogus"], "settings has no action 'bogus': show, path, init [--force] or check [--config PATH]"),
+    (["show", "--force"], "--force is for settings init (it replaces the file), not show: leave it out"),
+    (["check", "--force"], "--force is for settings init (it replaces the file), not check: leave it out"),
+])
+def test_settings_without_its_action_or_with_a_flag_it_ignores_is_one_line(
+        tmp_path: Path, args: list[str], line: str) -> None:
+    """Like ``content`` and ``models`` (docs/command-line.md), not argparse's usage."""
+    done = run(["settings", *args], tmp_path, env={"FACILITATOR_CONFIG": str(tmp_path / "config.toml")})
+    assert done.returncode == 2 and done.stdout == "" and done.stderr == f"facilitator: {line}\n"
+
+
+def test_the_three_commands_without_an_action_are_told_alike(tmp_path: Path) -> None:
+    for command in ("settings", "content", "models"):
+        done = run([command], tmp_path)
+        assert done.returncode == 2 and one_line(done.stderr), done.stderr
+        assert done.stderr.startswith(f"facilitator: {command} needs an action: "), done.stderr
+
+
+@pytest.mark.parametrize(("args", "command"), [
+    (["serve", "--text", "--input-channel", "1"], "serve"),
+    (["play", "compass-code", "--bogus"], "play"),
+    (["content", "check", "--strict"], "content check"),
+    (["settings", "show", "--quiet"], "settings"),
+])
+def test_an_unknown_flag_is_told_by_its_own_command_in_one_line(tmp_path: Path, args: list[str],
+                                                                 command: str) -> None:
+    data = tmp_path / "data"
+    done = run(args, tmp_path, env={"FACILITATOR_DATA_DIR": str(data)})
+    unknown = " ".join(args[args.index(next(a for a in args if a.startswith("--") and a != "--text")):])
+    assert done.returncode == 2 and done.stdout == "" and done.stderr == (
+        f"facilitator: {command}: unrecognized arguments: {unknown} "
+        f"(facilitator {command} --help lists what it takes)\n")
+    assert "usage: facilitator [-h]" not in done.stderr
+    assert not data.exists()
+
+
+def _decks(tmp_path: Path, name: str) -> Path:
+    copy = tmp_path / name
+    shutil.copytree(ROOT / "content", copy)
+    return copy
+
+
+def test_content_check_names_the_files_of_the_directory_given(tmp_path: Path) -> None:
+    bad = _decks(tmp_path, "bad1")
+    routes = bad / "compass-code" / "routes.toml"
+    routes.write_text(routes.read_text() + "x = 1\n")
+    for how in (["--content-dir", "bad1"], []):
+        env = {} if how else {"FACILITATOR_CONTENT_DIR": "bad1"}
+        done = run(["content", "check", *how], tmp_path, env=env)
+        assert done.returncode == 1, done.stderr
+        problems = [line for line in done.stderr.splitlines() if line.startswith("problem: ")]
+        assert problems == ["problem: bad1/compass-code/routes.toml: routes entry 24 (number 24) x: unknown key"]
+    shipped = run(["content", "check"], tmp_path)
+    assert shipped.returncode == 0 and shipped.stdout.endswith("content: all files valid\n"), shipped.stderr
+
+
+@pytest.mark.parametrize("damage", ["directory-for-a-file", "file-for-a-folder", "broken-entry", "missing"])
+def test_every_content_problem_has_the_same_exit_and_a_clear_line(tmp_path: Path, damage: str) -> None:
+    bad = _decks(tmp_path, "decks")
+    routes = bad / "compass-code" / "routes.toml"
+    if damage == "directory-for-a-file":
+        routes.unlink()
+        routes.mkdir()
+        says = "decks/compass-code/routes.toml: is a directory where the file belongs"
+    elif damage == "file-for-a-folder":
+        shutil.rmtree(bad / "compass-code")
+        (bad / "compass-code").write_text("")
+        says = "decks/compass-code/routes.toml: cannot be there: a file stands where its folder belongs"
+    elif damage == "broken-entry":
+        routes.write_text(routes.read_text() + "x = 1\n")
+        says = "decks/compass-code/routes.toml: routes entry 24 (number 24) x: unknown key"
+    else:
+        routes.unlink()
+        says = "decks/compass-code/routes.toml: file is missing"
+    done = run(["content", "check", "--content-dir", "decks"], tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr == f"problem: {says}\n1 content problem(s)\n"
+
+
+@pytest.mark.parametrize("how", ["flag-missing", "flag-a-file", "env-missing"])
+def test_a_content_directory_that_is_none_is_a_bad_argument(tmp_path: Path, how: str) -> None:
+    (tmp_path / "a-file").write_text("")
+    args, env = {"flag-missing": (["--content-dir", "nothere"], {}),
+                 "flag-a-file": (["--content-dir", "a-file"], {}),
+                 "env-missing": ([], {"FACILITATOR_CONTENT_DIR": "nothere"})}[how]
+    done = run(["content", "check", *args], tmp_path, env=env)
+    assert done.returncode == 2 and done.stdout == "" and one_line(done.stderr), done.stderr
+    named = "FACILITATOR_CONTENT_DIR 'nothere'" if how == "env-missing" else "--content-dir"
+    assert named in done.stderr and ("does not exist" in done.stderr or "is not a directory" in done.stderr)
+
+
+def test_the_content_directory_variable_is_documented() -> None:
+    text = (ROOT / "docs" / "command-line.md").read_text(encoding="utf-8")
+    assert "FACILITATOR_CONTENT_DIR" in text
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the doctor as root")
+def test_the_doctor_as_root_does_not_ask_for_the_audio_group(tmp_path: Path) -> None:
+    done = run(["doctor", "--quiet", "--data-dir", str(tmp_path / "data")], tmp_path,
+               env={"FACILITATOR_CONFIG": str(tmp_path / "config.toml")})
+    assert "Traceback" not in done.stderr
+    assert "not in the audio group" not in done.stdout and "usermod" not in done.stdout, done.stdout
+    assert "audio group: running as root" in done.stdout
+
+
+@pytest.mark.skipif(not _can_mount(), reason="needs unshare -rm to mount a read-only file system")
+def test_the_doctor_on_a_read_only_disk_suggests_what_can_help(tmp_path: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    script = f'mount -t tmpfs -o size=64k,ro tmpfs {ro} && exec "$@"'
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", sys.executable, "-m", "facilitator",
+                           "doctor", "--quiet", "--data-dir", f"{ro}/data"],
+                          capture_output=True, text=True, timeout=deadline(120), check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT),
+                               "FACILITATOR_CONFIG": str(tmp_path / "config.toml")})
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "data directory:" in line)
+    assert "Read-only file system" in lines[at]
+    fix = lines[at + 1]
+    assert "chown" in fix and "which no chown or chmod changes" in fix, fix    # named only to rule it out
+    assert "chown -R $USER" not in fix and f"sudo mount -o remount,rw {ro}" in fix, fix

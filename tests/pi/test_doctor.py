@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,11 @@ class FakeMachine:
 
     audio = (True, True)       # (the system has an audio group, the user is in it)
     address: str | None = "192.168.1.20"
+
+    root = False
+
+    def is_root(self) -> bool:
+        return self.root
 
     def audio_group(self) -> tuple[bool, bool]:
         return self.audio
@@ -225,3 +231,57 @@ def test_the_doctor_reports_the_address_phones_should_use() -> None:
     machine.address = None
     lost = next(c for c in run(machine, screens=Screens(lan=True))[0] if c.name == "phones")
     assert lost.ok is None and "screens.host" in (lost.fix or "")
+
+
+class _Refusing(FakeMachine):
+    """A machine whose data directory cannot be written, for the reason given."""
+
+    def __init__(self, error: OSError, root: bool = False) -> None:
+        super().__init__([USB_MIC, HEADPHONES])
+        self.error, self.root = error, root
+
+    def try_write(self, directory: Path) -> None:
+        raise self.error
+
+
+def _data_fix(machine: FakeMachine, directory: Path) -> str:
+    doctor = Doctor(machine, settings_path=Path("cfg/config.toml"), data_directory=directory, listen=False,
+                    speak=False)
+    found = doctor.data()
+    assert found.ok is False and found.fix is not None
+    return found.fix
+
+
+def test_a_data_directory_not_writable_gets_the_fix_that_helps(tmp_path: Path) -> None:
+    """``chown -R $USER`` cannot help a read-only disk, root, or a folder that is already
+    the user's (and without sudo it changes no one else's): each reason its own fix."""
+    import errno
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    denied = PermissionError(errno.EACCES, "Permission denied")
+    assert _data_fix(_Refusing(denied), mine).startswith(f"chmod u+w {mine} (it is yours")
+    assert _data_fix(_Refusing(denied), mine / "data").startswith(f"chmod u+w {mine} (it is yours")
+    read_only = OSError(errno.EROFS, "Read-only file system")
+    fix = _data_fix(_Refusing(read_only), mine / "data")
+    assert "mounted read-only, which no chown or chmod changes" in fix and "sudo mount -o remount,rw /" in fix
+    fix = _data_fix(_Refusing(denied, root=True), mine)
+    assert "chown" not in fix and "lsattr -d" in fix
+    for fix in (_data_fix(_Refusing(e), mine) for e in (denied, read_only)):
+        assert "set data.directory in the settings file (or --data-dir)" in fix
+    if os.geteuid() == 0:   # a folder of another user: only sudo can give it over
+        theirs = tmp_path / "theirs"
+        theirs.mkdir()
+        os.chown(theirs, 4321, 4321)
+        assert _data_fix(_Refusing(denied), theirs).startswith(f"sudo chown -R $USER {theirs} (it belongs to")
+        assert _data_fix(_Refusing(denied), theirs / "data").startswith(
+            f"sudo mkdir -p {theirs / 'data'} && sudo chown $USER {theirs / 'data'}")
+
+
+def test_root_is_not_asked_to_join_the_audio_group() -> None:
+    machine = FakeMachine([])
+    machine.audio, machine.root = (True, False), True
+    checks, text, _ = run(machine)
+    group = next(c for c in checks if c.name == "audio group")
+    assert group.ok is True and "running as root" in group.detail
+    assert "usermod" not in text and "not in the audio group" not in text
