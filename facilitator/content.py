@@ -39,7 +39,7 @@ def shown_name(relpath: str, directory: Path | None = None) -> str:
 def load(relpath: str, model: type[M], directory: Path | None = None) -> M:
     """Read ``content/relpath`` and validate it as ``model``."""
     path = (directory or content_dir()) / relpath
-    name = shown_name(relpath, directory)
+    name = f"content/{relpath}"   # as every deck names its files; check_all names them by the directory checked
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -146,6 +146,6 @@ def test_content_check_cli_fails_on_a_broken_deck(tmp_path: Path) -> None:
     bad = run_cli(["content", "check", "--content-dir", str(directory)])
     assert bad.returncode != 0
     assert re.search(
-        rf"problem: {FILE}: entry 7 \(number 7\): '\w+' is also on card 3", bad.stderr
+        rf"problem: {re.escape(str(tmp_path / FILE))}: entry 7 \(number 7\): '\w+' is also on card 3", bad.stderr
     ), bad.stderr
     assert "Traceback" not in bad.stderr

@@ -180,7 +180,7 @@ def test_confusable_names_fail_the_check(content: Path) -> None:
     _edit(content, "practice.toml", 'name = "Brook"\n', 'name = "Brook"\n')
     _report, problems = check_all(content)
     assert [str(p) for p in problems] == [
-        "content/two-windows/practice.toml: entries: 'Brook' and 'Brooke' sound or look too alike to tell apart"]
+        f"{content}/two-windows/practice.toml: entries: 'Brook' and 'Brooke' sound or look too alike to tell apart"]
 
 
 @pytest.mark.slow
@@ -191,7 +191,7 @@ def test_content_check_cli_passes_and_fails_loudly(content: Path) -> None:
     _edit(content, "packets.toml", 'target = "Hazel"', 'target = "Hazle"')
     bad = run_cli(["content", "check", "--content-dir", str(content)])
     assert bad.returncode != 0
-    assert ("problem: content/two-windows/packets.toml: packet 12: target 'Hazle' is not in the catalogue"
+    assert (f"problem: {content}/two-windows/packets.toml: packet 12: target 'Hazle' is not in the catalogue"
             in bad.stderr)
     play = run_cli(["play", "two-windows", "--text"], "status\n",
                    env={"FACILITATOR_CONTENT_DIR": str(content)})
