@@ -102,3 +102,9 @@ def test_what_cannot_be_heard_is_named_with_what_is_needed(tmp_path: Path, kind:
     said = str(refused.value)
     assert said.startswith(repr(str(path))) and is_what in said and NEEDED in said, said
     assert "()" not in said and "unknown format" not in said
+
+
+def test_a_mono_file_is_heard_whatever_channel_the_table_keeps(tmp_path: Path) -> None:
+    """``devices.input_channel = 5`` is for a microphone array: a mono recording is still heard."""
+    path = sox(tmp_path / "mono.wav", "-r", "16000", "-b", "16")
+    assert read_wav(path, 5) == read_wav(path)

@@ -102,9 +102,10 @@ def read_wav(path: str | Path, channel: int | None = None) -> bytes:
 
     Integer PCM of 8 to 32 bits and 32- or 64-bit float are converted (``wavfile``).
     Channels follow the microphone's rule (``--input-channel``): ``channel`` keeps that
-    one channel (numbered from 0), None mixes them all down."""
+    one channel (numbered from 0) of a file that has several, None mixes them all down;
+    a mono file is heard as it is (a table's ``devices.input_channel`` is for its microphone)."""
     recording = read_recording(path)
-    if channel is not None:
+    if channel is not None and recording.channels > 1:   # a mono recording is its one channel
         if not 0 <= channel < recording.channels:
             raise SpeechError(f"{str(path)!r} has {recording.channels} channel(s), 0 to {recording.channels - 1}; "
                               f"there is no channel {channel}")
