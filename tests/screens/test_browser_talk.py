@@ -320,3 +320,65 @@ def test_over_https_on_the_lan_with_the_generated_certificate(serve, phone, kit)
     heard_on(page, COMMAND)
     assert [seat for seat, _ in listener.utterances] == [1]
     expect(page.locator("#talk-state")).not_to_contain_text("Refused")
+
+
+def test_a_tap_that_cannot_be_sent_says_connection_lost_until_the_service_answers(serve, phone):
+    """When new connections failed while the page's live stream stayed open (one guest
+    holding the LAN service's connections), a tap said "Not sent: the service cannot be
+    reached." and the page showed no "Connection lost": now it does, for a talk and for a
+    button alike, and says "Connected again." once the service answers."""
+    from playwright.sync_api import expect
+
+    server = serve()
+    listener = DecodingListener(server, "compass-code")
+    server.hub.listener = listener
+    page = phone(server, 1)
+    notice = page.locator("#connection")
+    button = page.locator("#talk-button")
+    expect(button).to_be_visible()
+    expect(notice).to_have_text("")
+    # every new request fails; the live stream already open is left alone
+    page.route(lambda url: not url.endswith("/events"), lambda route: route.abort("connectionclosed"))
+    button.click()                                             # a tap: the press cannot be sent
+    expect(page.locator("#talk-state")).to_have_text("Not sent: the service cannot be reached.")
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    time.sleep(3.0)                                            # still unreachable: still said
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    page.unroute_all()
+    expect(notice).to_have_text("Connected again.")
+    assert listener.presses == []
+    # a button's tap, the same
+    page.route(lambda url: not url.endswith("/events"), lambda route: route.abort("connectionclosed"))
+    fold = page.locator("details", has=page.locator("#do-status"))
+    if fold.count() and not fold.first.evaluate("d => d.open"):
+        fold.first.locator("summary").click()
+    page.locator("#do-status").click()
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    page.unroute_all()
+    expect(notice).to_have_text("Connected again.")
+
+
+def test_a_seat_opened_in_more_windows_than_it_keeps_tells_the_oldest(serve, phone):
+    """Live updates per seat are capped: the newest pages of a seat follow the game, and
+    the oldest says it no longer does (a reload takes them back)."""
+    from playwright.sync_api import expect
+
+    from facilitator.screens.app import STREAMS_PER_SEAT
+
+    server = serve()
+    first = phone(server, 2)
+    expect(first.locator("#connection")).to_have_text("")
+    later = []
+    for _ in range(STREAMS_PER_SEAT):
+        page = first.context.new_page()
+        page.goto(f"{server.base_url}/seat/2")
+        page.wait_for_function("document.body.dataset.seen !== undefined")   # its live updates came
+        later.append(page)
+    expect(first.locator("#connection")).to_have_text(
+        "This seat is open in a newer window: this one no longer follows the game. Reload it to follow here.")
+    time.sleep(3.0)                                            # it does not reconnect and replace another
+    for page in later:
+        expect(page.locator("#connection")).to_have_text("")
+    first.reload()
+    expect(first.locator("#connection")).to_have_text("")
+    expect(later[0].locator("#connection")).to_contain_text("newer window")
