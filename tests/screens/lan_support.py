@@ -17,6 +17,7 @@ Tests and benchmarks reach only loopback or a network namespace they make themse
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 
@@ -37,6 +38,11 @@ _SETUP = ("$IP link set lo up"
           " && $IP link set fac0 up")
 
 
+def _tool(name: str) -> str | None:
+    """``name``'s path (``ip`` lives in /usr/sbin, off a user's usual PATH on Debian)."""
+    return shutil.which(name, path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
+
+
 def lan_settings(host: str = PHONES_HOST) -> ScreenSettings:
     """The screens as with ``--lan`` for phones opening ``host``, listening on loopback."""
     return ScreenSettings(lan=True, port=0, host=host, bind="127.0.0.1")
@@ -45,7 +51,7 @@ def lan_settings(host: str = PHONES_HOST) -> ScreenSettings:
 def in_namespace(argv: list[str], network: bool = True) -> list[str]:
     """``argv`` as a command run inside a network namespace of its own (see above);
     ``network=False``: one with loopback alone (a machine on no network)."""
-    unshare, ip = shutil.which("unshare") or "unshare", shutil.which("ip") or "ip"
+    unshare, ip = _tool("unshare") or "unshare", _tool("ip") or "ip"
     setup = _SETUP if network else "$IP link set lo up"
     return [unshare, "--user", "--map-root-user", "--net", "/bin/sh", "-c",
             f'IP={ip}; {setup} && exec "$@"', "sh", *argv]
@@ -55,7 +61,7 @@ def in_namespace(argv: list[str], network: bool = True) -> list[str]:
 def why_no_namespace() -> str | None:
     """None when a network namespace can be made here, else why not."""
     for tool in ("unshare", "ip"):
-        if shutil.which(tool) is None:
+        if _tool(tool) is None:
             return f"no {tool} here (util-linux and iproute2 make the tests' own network namespace)"
     try:
         done = subprocess.run(in_namespace(["ip", "-4", "-o", "addr"]), capture_output=True, text=True,
