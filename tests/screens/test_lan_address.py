@@ -42,7 +42,7 @@ FOUND = ("from facilitator.errors import OptionsError\n"
 
 
 @pytest.mark.skipif(why_no_namespace() is not None, reason=str(why_no_namespace()))
-def test_the_lan_address_is_the_interfaces_never_loopback_and_none_is_said_plainly():
+def test_the_address_phones_use_is_the_interfaces_never_loopback_and_none_is_said_plainly():
     """On a network (a namespace whose interface holds SERVER_ADDRESS) that address is
     found; on none (loopback alone) ``--lan`` is refused with what to do."""
     on = subprocess.run(in_namespace([sys.executable, "-c", FOUND]), capture_output=True, text=True,
