@@ -71,6 +71,12 @@ _T = TypeVar("_T")
 #: how often a live stream looks for changes, and sends a keep-alive comment
 POLL_SECONDS = 0.1
 KEEPALIVE_SECONDS = 15.0
+#: live-update streams one seat may have open at once (a phone, a second tab, a reload
+#: whose old stream the server has not yet seen close); a newer one closes the oldest
+STREAMS_PER_SEAT = 3
+#: the server-sent event that tells a seat's page a newer page of the same seat took
+#: its live updates: it says so and stops reconnecting (a reload takes them back)
+REPLACED_EVENT = "event: replaced\ndata: {}\n\n"
 MAX_FORM_BYTES = 4096
 #: how long a seat's (or the table's) cookie lasts: an evening of play
 COOKIE_SECONDS = 12 * 3600
@@ -130,6 +136,8 @@ class Screens:
         #: keep the result and stop reconnecting), not mid-game (they reconnect on resume)
         self.closing = False
         self.finished = False
+        #: each seat's open live-update streams, the oldest first (touched on the event loop only)
+        self._streams: dict[int, list[asyncio.Event]] = {}
         static = StaticFiles(packages=[("facilitator.screens", "static")])
         self.routes = Starlette(routes=[
             Route("/", self.home),
@@ -325,7 +333,7 @@ class Screens:
             context = seat_view(self.hub, number)
             return {region: self.env.get_template(name).render(**context)
                     for region, name in SEAT_REGIONS.items()}
-        return self._stream(request, regions)
+        return self._stream(request, regions, seat=number)
 
     async def seat_command(self, request: Request) -> Response:
         number = self._holds(request)
@@ -426,10 +434,23 @@ class Screens:
         verdict, _ = screen_for(self.hub.session.referee).judge(events)
         return verdict == "refused"
 
-    def _stream(self, request: Request, regions: Callable[[], dict[str, str]]) -> Response:
+    def _stream(self, request: Request, regions: Callable[[], dict[str, str]],
+                seat: int | None = None) -> Response:
+        """Live updates for one page; a seat's (``seat``) count against ``STREAMS_PER_SEAT``."""
         async def events() -> AsyncIterator[str]:
+            replaced = self._take_stream(seat)
+            try:
+                async for event in updates(replaced):
+                    yield event
+            finally:
+                self._drop_stream(seat, replaced)
+
+        async def updates(replaced: asyncio.Event) -> AsyncIterator[str]:
             seen, idle = -1, 0.0
             while not self.closing:
+                if replaced.is_set():
+                    yield REPLACED_EVENT
+                    return
                 if self.hub.version != seen:
                     seen = self.hub.version
 
@@ -454,6 +475,23 @@ class Screens:
                 yield CLOSED_EVENT
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={**_NO_STORE, "X-Accel-Buffering": "no"})
+
+
+    def _take_stream(self, seat: int | None) -> asyncio.Event:
+        """A new stream's flag (set: a newer stream of its seat replaced it); the seat's
+        oldest streams are replaced past ``STREAMS_PER_SEAT``."""
+        replaced = asyncio.Event()
+        if seat is not None:
+            open_now = self._streams.setdefault(seat, [])
+            while len(open_now) >= STREAMS_PER_SEAT:
+                open_now.pop(0).set()
+            open_now.append(replaced)
+        return replaced
+
+    def _drop_stream(self, seat: int | None, replaced: asyncio.Event) -> None:
+        open_now = self._streams.get(seat) if seat is not None else None
+        if open_now is not None and replaced in open_now:
+            open_now.remove(replaced)
 
 
 class _Released(Exception):

@@ -44,6 +44,9 @@ class ScreenSettings:
     host: str | None = None    # the address phones use (default: found from the interfaces)
     #: keep each phone's utterance as a WAV in the data directory (``[screens] keep_phone_audio``)
     keep_phone_audio: bool = False
+    #: the address to listen on (None: every address with ``lan``, loopback without); a
+    #: LAN service's tests bind loopback (or an address of their own network namespace)
+    bind: str | None = None
 
 
 class ScreenServer:
@@ -67,7 +70,7 @@ class ScreenServer:
         self.hub = Hub(session, opening, self.seats)
         kept = (data or _data_dir()) if settings.keep_phone_audio else None
         self.screens = Screens(self.hub, self.seats, talk=Talk(keep=kept))
-        self._socket = _bind(EVERYWHERE if settings.lan else LOOPBACK, settings.port)
+        self._socket = _bind(settings.bind or (EVERYWHERE if settings.lan else LOOPBACK), settings.port)
         self.port = int(self._socket.getsockname()[1])
         self.screens.base_url = self.base_url
         self.screens.certificate = self.certificate

@@ -55,6 +55,19 @@ FINISHED_KEPT = 32
 AUDIO_FOLDER = "phone-audio"
 
 
+#: the most digits a chunk's index (or an utterance's chunk count) may have
+INDEX_DIGITS = 6
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a chunk index: ASCII digits only, at most ``INDEX_DIGITS`` of them;
+    None for anything else ("-1", "+1", " 1", "²", "١٢": ``str.isdigit`` and ``int``
+    take digits of other scripts, so they are not asked)."""
+    if not 0 < len(text) <= INDEX_DIGITS or not all("0" <= c <= "9" for c in text):
+        return None
+    return int(text)
+
+
 class PhoneListener(Protocol):
     """What the screens hand a phone's voice to (the listen loop, in voice play).
 
@@ -142,8 +155,8 @@ class Talk:
         with self._lock:
             current = self._current(seat, utterance)
             try:
-                number = int(index) if index.isdigit() and len(index) <= 6 else -1
-                if number < 0:
+                number = whole_number(index)
+                if number is None:
                     raise TalkRefused("bad-index", 400)
                 if (content_type or "").split(";")[0].strip().lower() != CONTENT_TYPE:
                     raise TalkRefused("content-type", 415)
@@ -170,7 +183,7 @@ class Talk:
         with self._lock:
             current = self._current(seat, utterance)
             self._open.pop(seat, None)
-            if chunks is not None and (not chunks.isdigit() or int(chunks) != current.next_index):
+            if chunks is not None and whole_number(chunks) != current.next_index:
                 self._finish(current, "missing")
                 raise TalkRefused("missing", 409)
             if not current.pcm:

@@ -13,6 +13,13 @@ served as plain http, as without ``--lan``: loopback is already a secure context
 and the table screen on the referee's own display keeps working at
 ``http://127.0.0.1:PORT``.
 
+No guest can lock the phones out: a connection that is silent for
+``FIRST_BYTE_SECONDS``, whose TLS handshake takes longer than ``HANDSHAKE_SECONDS``,
+or whose first request head has not arrived ``FIRST_REQUEST_SECONDS`` after that, is
+closed; one client address holds at most ``MAX_PER_CLIENT`` connections at once (more
+are closed as they are accepted), so hundreds of idle connections from one machine
+cost only that machine its extra connections.
+
 uvicorn makes its connections in ``Server.startup`` with ``loop.create_server`` on the
 sockets it is given; ``LanServer.startup`` lets it start with none and accepts on the
 screens' socket itself.  Shutdown is uvicorn's own: it closes the acceptors
@@ -33,11 +40,19 @@ import uvicorn
 #: the first byte of a TLS record carrying a handshake (the ClientHello)
 TLS_HANDSHAKE = 0x16
 #: how long a new connection may stay silent before it is closed (browsers open
-#: connections ahead of need and may leave them idle a while)
-FIRST_BYTE_SECONDS = 60.0
-HANDSHAKE_SECONDS = 15.0
+#: connections ahead of need: chromium itself gives up an unused one after 10 s, and
+#: sends a request it had for one the server closed again on a new connection)
+FIRST_BYTE_SECONDS = 10.0
+#: how long a TLS handshake may take, from its first byte (a phone's takes milliseconds)
+HANDSHAKE_SECONDS = 5.0
+#: how long, after the handshake (or the first byte of plain http), the first request's
+#: head (its line and headers) may take to arrive
+FIRST_REQUEST_SECONDS = 5.0
 #: connections waiting for their first byte or handshake at once; more are closed
 MAX_PENDING = 256
+#: connections one client address may hold at once, open or waiting (a browser opens
+#: at most six to one server; a phone page holds one or two)
+MAX_PER_CLIENT = 32
 #: the largest request head a plain-http request may send before it is redirected
 MAX_REDIRECT_HEAD = 8192
 
@@ -86,6 +101,8 @@ class _Acceptor:
         self.protocol = protocol
         self.owner = owner
         self.pending: set[asyncio.Task[None]] = set()
+        #: each client address's connections (closed ones are dropped as new ones come)
+        self.clients: dict[str, list[socket.socket]] = {}
         sock.setblocking(False)
         self.task = asyncio.get_running_loop().create_task(self._accept())
 
@@ -99,12 +116,30 @@ class _Acceptor:
             except OSError:
                 await asyncio.sleep(0.1)          # out of descriptors, a reset: try again shortly
                 continue
-            if len(self.pending) >= MAX_PENDING:
+            if len(self.pending) >= MAX_PENDING or not self._admit(conn, peer):
                 conn.close()
                 continue
             task = loop.create_task(self._sort(conn, peer))
             self.pending.add(task)
             task.add_done_callback(self.pending.discard)
+
+    def _admit(self, conn: socket.socket, peer: Any) -> bool:
+        """Count ``conn`` against its client address; False past ``MAX_PER_CLIENT``.
+        A connection counts until its socket is closed (by uvicorn, a timeout, or here)."""
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        held = [s for s in self.clients.get(address, []) if s.fileno() != -1]
+        if len(held) >= MAX_PER_CLIENT:
+            self.clients[address] = held
+            return False
+        held.append(conn)
+        self.clients[address] = held
+        if len(self.clients) > 4 * MAX_PENDING:       # forget addresses with nothing open
+            self.clients = {a: [s for s in c if s.fileno() != -1] for a, c in self.clients.items()}
+            self.clients = {a: c for a, c in self.clients.items() if c}
+        return True
+
+    def _served(self) -> asyncio.Protocol:
+        return _FirstRequest(self.protocol())
 
     async def _sort(self, conn: socket.socket, peer: Any) -> None:
         loop = asyncio.get_running_loop()
@@ -114,10 +149,10 @@ class _Acceptor:
             if not first:
                 conn.close()                      # closed before it said anything
             elif first[0] == TLS_HANDSHAKE:
-                await loop.connect_accepted_socket(self.protocol, conn, ssl=self.owner.context,
+                await loop.connect_accepted_socket(self._served, conn, ssl=self.owner.context,
                                                    ssl_handshake_timeout=HANDSHAKE_SECONDS)
             elif _is_loopback(peer):
-                await loop.connect_accepted_socket(self.protocol, conn)
+                await loop.connect_accepted_socket(self._served, conn)
             else:
                 await loop.connect_accepted_socket(
                     lambda: _Redirect(self.owner.https_base(), self.owner.note), conn)
@@ -155,6 +190,49 @@ async def _peek(conn: socket.socket) -> bytes:
             return conn.recv(1, socket.MSG_PEEK)
         except (BlockingIOError, InterruptedError):
             continue
+
+
+class _FirstRequest(asyncio.Protocol):
+    """uvicorn's protocol for one connection, closed unless its first request's head
+    arrives within ``FIRST_REQUEST_SECONDS`` (later requests are uvicorn's to time:
+    its keep-alive timeout closes a connection idle between them)."""
+
+    def __init__(self, inner: asyncio.Protocol) -> None:
+        self.inner = inner
+        self.tail = b""
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.timer = asyncio.get_running_loop().call_later(FIRST_REQUEST_SECONDS, self._late, transport)
+        self.inner.connection_made(transport)
+
+    def _late(self, transport: asyncio.BaseTransport) -> None:
+        self.timer = None
+        cast(asyncio.Transport, transport).abort()
+
+    def data_received(self, data: bytes) -> None:
+        if self.timer is not None:
+            seen = self.tail + data
+            if b"\r\n\r\n" in seen or b"\n\n" in seen:
+                self.timer.cancel()
+                self.timer = None
+            self.tail = seen[-3:]
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
 
 
 def _is_loopback(peer: Any) -> bool:

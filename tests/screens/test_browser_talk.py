@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from screens.lan_support import PHONES_HOST, lan_settings
 from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, accessibility_problems
 
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.screens import certificate as certs
-from facilitator.screens.server import lan_address
 from facilitator.session import Session
 from facilitator.table_data import TableData
 
@@ -34,7 +34,6 @@ pytestmark = pytest.mark.slow
 COMMAND = "send north east south west"
 #: a host name that is not loopback: a page opened at it over http is not a secure context
 PLAIN_NAME = "phone.test"
-LAN = lan_address()
 
 
 def spoken_wav(path: Path, text: str, lead_seconds: float = 1.0, tail_seconds: float = 3.0) -> Path:
@@ -93,11 +92,11 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("talk")
     wav = spoken_wav(root / "command.wav", COMMAND)
     data = root / "data"
-    cert = certs.ensure(data, LAN) if LAN is not None else None
+    cert = certs.ensure(data, PHONES_HOST)
+    # both names resolve to loopback for this chromium, and nothing else is resolved for them
     args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
-            f"--host-resolver-rules=MAP {PLAIN_NAME} 127.0.0.1"]
-    if cert is not None:
-        args.append(f"--ignore-certificate-errors-spki-list={cert.spki_sha256}")
+            f"--host-resolver-rules=MAP {PLAIN_NAME} 127.0.0.1, MAP {PHONES_HOST} 127.0.0.1",
+            f"--ignore-certificate-errors-spki-list={cert.spki_sha256}"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
         try:
@@ -304,19 +303,82 @@ def test_in_text_play_the_talk_control_says_nobody_listens_and_follows_when_a_lo
     heard_on(page, COMMAND)
 
 
-@pytest.mark.skipif(LAN is None, reason="this machine has no network address")
 def test_over_https_on_the_lan_with_the_generated_certificate(serve, phone, kit):
+    """The LAN service (on loopback, its phones told ``table.test``): a page at that name
+    is a secure context through TLS alone, and the phone talks."""
     from playwright.sync_api import expect
 
-    server = serve(ScreenSettings(lan=True, port=0), data=kit["data"])
-    assert server.certificate is not None and kit["cert"] is not None
+    server = serve(lan_settings(), data=kit["data"])
+    assert server.certificate is not None
     assert server.certificate.spki_sha256 == kit["cert"].spki_sha256   # the one chromium was told of
     listener = DecodingListener(server, "compass-code")
     server.hub.listener = listener
     page = phone(server, 1)
-    assert page.url.startswith(f"https://{LAN}:{server.port}/seat/1")
+    assert page.url.startswith(f"https://{PHONES_HOST}:{server.port}/seat/1")
     assert page.evaluate("isSecureContext")
     hold(page, 4.0)
     heard_on(page, COMMAND)
     assert [seat for seat, _ in listener.utterances] == [1]
     expect(page.locator("#talk-state")).not_to_contain_text("Refused")
+
+
+def test_a_tap_that_cannot_be_sent_says_connection_lost_until_the_service_answers(serve, phone):
+    """When new connections failed while the page's live stream stayed open (one guest
+    holding the LAN service's connections), a tap said "Not sent: the service cannot be
+    reached." and the page showed no "Connection lost": now it does, for a talk and for a
+    button alike, and says "Connected again." once the service answers."""
+    from playwright.sync_api import expect
+
+    server = serve()
+    listener = DecodingListener(server, "compass-code")
+    server.hub.listener = listener
+    page = phone(server, 1)
+    notice = page.locator("#connection")
+    button = page.locator("#talk-button")
+    expect(button).to_be_visible()
+    expect(notice).to_have_text("")
+    # every new request fails; the live stream already open is left alone
+    page.route(lambda url: not url.endswith("/events"), lambda route: route.abort("connectionclosed"))
+    button.click()                                             # a tap: the press cannot be sent
+    expect(page.locator("#talk-state")).to_have_text("Not sent: the service cannot be reached.")
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    time.sleep(3.0)                                            # still unreachable: still said
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    page.unroute_all()
+    expect(notice).to_have_text("Connected again.")
+    assert listener.presses == []
+    # a button's tap, the same
+    page.route(lambda url: not url.endswith("/events"), lambda route: route.abort("connectionclosed"))
+    fold = page.locator("details", has=page.locator("#do-status"))
+    if fold.count() and not fold.first.evaluate("d => d.open"):
+        fold.first.locator("summary").click()
+    page.locator("#do-status").click()
+    expect(notice).to_have_text("Connection lost. Trying again…")
+    page.unroute_all()
+    expect(notice).to_have_text("Connected again.")
+
+
+def test_a_seat_opened_in_more_windows_than_it_keeps_tells_the_oldest(serve, phone):
+    """Live updates per seat are capped: the newest pages of a seat follow the game, and
+    the oldest says it no longer does (a reload takes them back)."""
+    from playwright.sync_api import expect
+
+    from facilitator.screens.app import STREAMS_PER_SEAT
+
+    server = serve()
+    first = phone(server, 2)
+    expect(first.locator("#connection")).to_have_text("")
+    later = []
+    for _ in range(STREAMS_PER_SEAT):
+        page = first.context.new_page()
+        page.goto(f"{server.base_url}/seat/2")
+        page.wait_for_function("document.body.dataset.seen !== undefined")   # its live updates came
+        later.append(page)
+    expect(first.locator("#connection")).to_have_text(
+        "This seat is open in a newer window: this one no longer follows the game. Reload it to follow here.")
+    time.sleep(3.0)                                            # it does not reconnect and replace another
+    for page in later:
+        expect(page.locator("#connection")).to_have_text("")
+    first.reload()
+    expect(first.locator("#connection")).to_have_text("")
+    expect(later[0].locator("#connection")).to_contain_text("newer window")

@@ -1,4 +1,5 @@
-"""A phone held to talk, heard by the real listen loop (issue 34), over https on the LAN.
+"""A phone held to talk, heard by the real listen loop (issue 34), over https as on the LAN
+(the LAN service listening on loopback, its phones told ``table.test``: see ``lan_support``).
 
 The whole path with nothing faked but the microphone and the speaker: chromium's fake
 capture device plays espeak-ng saying "send north east south west" and, six seconds
@@ -26,21 +27,19 @@ from typing import Any
 
 import httpx
 import pytest
+from screens.lan_support import CHROMIUM_RULE, PHONES_HOST, lan_settings
 from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from screens.test_browser_talk import COMMAND, spoken_wav
 from screens.test_phone_talk import declared_too_large
 
-from facilitator.screens import ScreenServer, ScreenSettings
+from facilitator.screens import ScreenServer
 from facilitator.screens import certificate as certs
 from facilitator.screens.seats import cookie_name
-from facilitator.screens.server import lan_address
 from facilitator.session import Session
 from facilitator.table_data import TableData
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(lan_address() is None, reason="this machine has no network address")]
+pytestmark = pytest.mark.slow
 
-LAN = lan_address()
 #: when, in the fake microphone's recording, the "yes" is said (seconds from its start)
 YES_AT = 1.0 + 1.73 + 6.0
 
@@ -86,11 +85,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     expect.set_options(timeout=WAIT_MS)
     root = tmp_path_factory.mktemp("loop-talk")
     data = root / "data"
-    assert LAN is not None
-    cert = certs.ensure(data, LAN)                # made ahead, so chromium can be told its key
+    cert = certs.ensure(data, PHONES_HOST)        # made ahead, so chromium can be told its key
     wav = mixed_wav(root)
     args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
-            f"--ignore-certificate-errors-spki-list={cert.spki_sha256}"]
+            f"--ignore-certificate-errors-spki-list={cert.spki_sha256}", CHROMIUM_RULE]
     with sync_playwright() as p:
         launched = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
         try:
@@ -113,7 +111,7 @@ def table(browser: dict[str, Any], tmp_path: Path) -> Iterator[dict[str, Any]]:
     log = tmp_path / "game.jsonl"
     session, opening = Session.start("compass-code", players=4, seed=1, log_path=log,
                                      table=TableData(browser["data"]))
-    server = ScreenServer(session, opening, ScreenSettings(lan=True, port=0), data=browser["data"]).start()
+    server = ScreenServer(session, opening, lan_settings(), data=browser["data"]).start()
     voice = Voice()
     captions = io.StringIO()
     loop = ListenLoop(server.hub.shared, make_recognizer(second_engine="off"), voice,  # type: ignore[arg-type]
@@ -135,7 +133,7 @@ def table(browser: dict[str, Any], tmp_path: Path) -> Iterator[dict[str, Any]]:
         contexts.append(context)
         page = context.new_page()
         page.goto(f"{server.base_url}/join/{server.seats.seats[seat].token}")
-        page.wait_for_url(f"https://{LAN}:{server.port}/seat/{seat}")
+        page.wait_for_url(f"https://{PHONES_HOST}:{server.port}/seat/{seat}")
         assert page.evaluate("isSecureContext")
         return page
     try:
@@ -203,11 +201,14 @@ def test_hostile_talk_requests_over_https_reach_neither_the_loop_nor_the_log(tab
     server, loop, log = table["server"], table["loop"], table["log"]
     assert server.certificate is not None
     trusted = ssl.create_default_context(cafile=str(server.certificate.cert_path))
+    named = ssl.create_default_context(cafile=str(server.certificate.cert_path))
+    trusted.check_hostname = False              # the devices here open 127.0.0.1; ``named`` checks the name
+    base = f"https://127.0.0.1:{server.port}"
     before, heard = len(events(log)), loop.heard_segments
     octets = {"content-type": "application/octet-stream"}
-    own = {"origin": server.base_url}
-    with httpx.Client(base_url=server.base_url, verify=trusted, timeout=20) as stranger, \
-            httpx.Client(base_url=server.base_url, verify=trusted, timeout=20, headers=own) as holder:
+    own = {"origin": base}
+    with httpx.Client(base_url=base, verify=trusted, timeout=20) as stranger, \
+            httpx.Client(base_url=base, verify=trusted, timeout=20, headers=own) as holder:
         holder.get(f"/join/{server.seats.seats[3].token}")
 
         def refused(answer: httpx.Response, status: int, error: str) -> None:
@@ -221,13 +222,13 @@ def test_hostile_talk_requests_over_https_reach_neither_the_loop_nor_the_log(tab
 
         refused(stranger.post("/seat/3/talk", headers=own), 403, "seat")               # no cookie
         refused(holder.post("/seat/3/talk", headers={"origin": "https://evil.example"}), 403, "foreign-origin")
-        refused(holder.post("/seat/3/talk", headers={"origin": f"http://{LAN}:{server.port}"}),
+        refused(holder.post("/seat/3/talk", headers={"origin": f"http://127.0.0.1:{server.port}"}),
                 403, "foreign-origin")                                                  # not our scheme
         utterance = press()                                                             # oversized
         cookie = f"{cookie_name(3)}={holder.cookies[cookie_name(3)]}"
-        with socket.create_connection((LAN, server.port), timeout=20) as raw, \
-                trusted.wrap_socket(raw, server_hostname=LAN) as tls:
-            status, body = declared_too_large(tls, f"{LAN}:{server.port}", f"/seat/3/talk/{utterance}/0",
+        with socket.create_connection(("127.0.0.1", server.port), timeout=20) as raw, \
+                named.wrap_socket(raw, server_hostname=PHONES_HOST) as tls:
+            status, body = declared_too_large(tls, f"{PHONES_HOST}:{server.port}", f"/seat/3/talk/{utterance}/0",
                                               cookie, scheme="https")
         assert status.startswith("HTTP/1.1 413") and body["error"] == "too-large" and body["message"]
         assert server.screens.talk.open_seconds(3) == 0.0                             # none of it kept

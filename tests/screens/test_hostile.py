@@ -141,3 +141,49 @@ def test_the_next_legs_route_never_reaches_the_previous_keepers_reply(compass, c
     assert "N E S W" not in keeper.get("/seat/1").text
     leg2_keeper = 2 if "N E S W" in captain.get("/seat/2").text else 3
     assert "N E S W" in (captain if leg2_keeper == 2 else next_keeper).get(f"/seat/{leg2_keeper}").text
+
+
+def test_a_seat_keeps_only_its_newest_live_update_streams(compass, clients):
+    """150 live-update streams on one seat's cookie were all served (23 % of a core while
+    idle): now a seat has at most ``STREAMS_PER_SEAT``, the newest (a phone that reloads
+    gets its updates at once), and each older one is told it was replaced and closed."""
+    from facilitator.screens.app import REPLACED_EVENT, STREAMS_PER_SEAT
+
+    phone = clients(compass)
+    phone.get(f"/join/{compass.seats.seats[1].token}")
+    cookie = f"{cookie_name(1)}={phone.cookies[cookie_name(1)]}"
+    request = (f"GET /seat/1/events HTTP/1.1\r\nHost: 127.0.0.1:{compass.port}\r\n"
+               f"Cookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n").encode()
+    streams: list[socket.socket] = []
+    try:
+        for _ in range(150):
+            sock = socket.create_connection(("127.0.0.1", compass.port), timeout=20)
+            sock.sendall(request)
+            first = b""
+            while b"data: " not in first:          # served: its first update arrived
+                part = sock.recv(65536)
+                assert part, "a new stream was refused"
+                first += part
+            streams.append(sock)
+
+        def ended(sock: socket.socket) -> tuple[bool, bytes]:
+            """Read what the stream sends within a second: did it end (its last chunk came,
+            or the connection closed), and what came."""
+            got = b""
+            sock.settimeout(1.0)
+            try:
+                while part := sock.recv(65536):
+                    got += part
+                    if got.endswith(b"\r\n0\r\n\r\n"):
+                        break
+            except TimeoutError:
+                return False, got
+            return True, got
+        outcomes = [ended(sock) for sock in streams]
+        open_now = [n for n, (done, _) in enumerate(outcomes) if not done]
+        assert open_now == list(range(150 - STREAMS_PER_SEAT, 150))      # the newest, and only they
+        assert all(REPLACED_EVENT.encode() in got for done, got in outcomes if done)
+        assert phone.get("/seat/1").status_code == 200                    # the seat itself is untouched
+    finally:
+        for sock in streams:
+            sock.close()

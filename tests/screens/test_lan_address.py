@@ -1,24 +1,28 @@
 """With ``--lan`` the address phones are given is one they can open: never a loopback
 address, whatever address the table screen itself was opened at (issue 15).
 
-No server binds the network here (tests bind loopback only): the app is driven in
-process, opened at 127.0.0.1 as a table screen on the machine itself would be."""
+No server binds the network here: the app is driven in process, opened at 127.0.0.1
+as a table screen on the machine itself would be, and the address is looked for in a
+network namespace the test makes (issue 41), never on the machine's own network."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import subprocess
+import sys
 from html import unescape
 from urllib.parse import urlsplit
 
 import pytest
+from screens.lan_support import SERVER_ADDRESS, in_namespace, why_no_namespace
 from starlette.testclient import TestClient
 
 from facilitator.errors import OptionsError
 from facilitator.screens.app import Screens
 from facilitator.screens.hub import Hub
 from facilitator.screens.seats import Seats
-from facilitator.screens.server import ScreenSettings, lan_address, public_host
+from facilitator.screens.server import ScreenSettings, public_host
 from facilitator.screens.views import qr_svg
 from facilitator.session import Session
 from facilitator.table_data import TableData
@@ -31,11 +35,27 @@ def loopback(host: str) -> bool:
         return host in ("localhost",)
 
 
-def test_the_lan_address_is_never_loopback():
-    found = lan_address()
-    assert found is None or not loopback(found)
-    host = public_host(ScreenSettings(lan=True))            # this machine is on a network
-    assert not loopback(host)
+FOUND = ("from facilitator.errors import OptionsError\n"
+         "from facilitator.screens.server import ScreenSettings, public_host\n"
+         "try:\n    print(public_host(ScreenSettings(lan=True)))\n"
+         "except OptionsError as exc:\n    print('refused:', exc)\n")
+
+
+@pytest.mark.skipif(why_no_namespace() is not None, reason=str(why_no_namespace()))
+def test_the_address_phones_use_is_the_interfaces_never_loopback_and_none_is_said_plainly():
+    """On a network (a namespace whose interface holds SERVER_ADDRESS) that address is
+    found; on none (loopback alone) ``--lan`` is refused with what to do."""
+    on = subprocess.run(in_namespace([sys.executable, "-c", FOUND]), capture_output=True, text=True,
+                        timeout=60, check=False)
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.strip() == SERVER_ADDRESS
+    off = subprocess.run(in_namespace([sys.executable, "-c", FOUND], network=False), capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.startswith("refused: --lan: this machine has no network address") and "--host" in off.stdout
+
+
+def test_a_named_host_is_used_and_loopback_is_refused_for_the_lan():
     assert public_host(ScreenSettings(lan=True, host="192.168.1.20")) == "192.168.1.20"
     assert public_host(ScreenSettings()) == "127.0.0.1"       # loopback only: loopback it is
     for named in ("127.0.0.1", "localhost", "::1"):
@@ -49,7 +69,7 @@ def test_every_qr_code_on_a_lan_table_screen_opened_at_loopback_links_to_the_lan
     try:
         seats = Seats(3)
         screens = Screens(Hub(session, opening, seats), seats)
-        host = public_host(ScreenSettings(lan=True))
+        host = public_host(ScreenSettings(lan=True, host="192.0.2.20"))
         screens.base_url = f"http://{host}:8769"
         with TestClient(screens.app, base_url="http://127.0.0.1:8769") as client:
             page = client.get(f"/table/{seats.table_key}").text

@@ -3,12 +3,16 @@ self-signed certificate kept in the data directory, so a phone's page is a secur
 context (its microphone needs one).
 
 Every request here is a real one over the network stack: TLS handshakes verified
-against the generated certificate loaded as the only trusted one, at this machine's
-own network address (the server binds every address with ``--lan``)."""
+against the generated certificate loaded as the only trusted one.  Nothing reaches
+the machine's network (issue 41): the service listens on loopback, its phones told
+the name ``table.test`` (``lan_support``); what needs another machine on the network
+(a plain-http redirect, every address bound as ``--lan`` binds them, the address
+found from the interfaces) runs in a network namespace the test makes itself."""
 
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import socket
 import ssl
@@ -21,27 +25,35 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from screens.lan_support import (
+    DEVICE_ADDRESS,
+    PHONES_HOST,
+    SERVER_ADDRESS,
+    in_namespace,
+    lan_settings,
+    why_no_namespace,
+)
 from support import deadline
 
-from facilitator.screens import ScreenServer, ScreenSettings
+from facilitator.screens import ScreenServer
 from facilitator.screens import certificate as certs
-from facilitator.screens.server import lan_address
 from facilitator.session import Session
 from facilitator.table_data import TableData
 
-LAN = lan_address()
-needs_lan = pytest.mark.skipif(LAN is None, reason="this machine has no network address")
+NO_NAMESPACE = why_no_namespace()
+needs_namespace = pytest.mark.skipif(NO_NAMESPACE is not None, reason=str(NO_NAMESPACE))
+CASE = Path(__file__).with_name("lan_namespace_case.py")
 
 
 @pytest.fixture
 def lan_server(tmp_path):
     servers: list[ScreenServer] = []
 
-    def start(data: Path | None = None, host: str | None = None) -> ScreenServer:
+    def start(data: Path | None = None) -> ScreenServer:
         data = data or tmp_path / "data"
         session, opening = Session.start("lantern-links", players=3, seed=2,
                                          log_path=tmp_path / f"g{len(servers)}.jsonl", table=TableData(data))
-        server = ScreenServer(session, opening, ScreenSettings(lan=True, port=0, host=host), data=data).start()
+        server = ScreenServer(session, opening, lan_settings(), data=data).start()
         servers.append(server)
         return server
     yield start
@@ -58,8 +70,12 @@ def trusting(cert: Path) -> ssl.SSLContext:
 
 
 def client(server: ScreenServer) -> httpx.Client:
+    """A device on loopback trusting only the certificate (its name is checked in the
+    handshake test; here the device opens 127.0.0.1, an address the service allows)."""
     assert server.certificate is not None
-    return httpx.Client(base_url=server.base_url, verify=trusting(server.certificate.cert_path), timeout=20)
+    context = trusting(server.certificate.cert_path)
+    context.check_hostname = False
+    return httpx.Client(base_url=f"https://127.0.0.1:{server.port}", verify=context, timeout=20)
 
 
 def test_a_certificate_is_made_once_named_for_the_lan_and_its_key_is_private(tmp_path):
@@ -104,33 +120,34 @@ def test_a_damaged_or_mismatched_key_is_remade_and_a_readable_key_made_private(t
     assert certs.ensure(tmp_path, "192.0.2.77").sha256 != remade.sha256
 
 
-@needs_lan
 def test_the_lan_is_served_over_tls_that_verifies_against_the_certificate(lan_server, tmp_path):
     server = lan_server()
     assert server.certificate is not None
-    assert server.base_url == f"https://{LAN}:{server.port}"
-    assert server.table_url.startswith(f"https://{LAN}:{server.port}/table/")
-    assert LAN in server.certificate.ip_names
+    assert server.base_url == f"https://{PHONES_HOST}:{server.port}"
+    assert server.table_url.startswith(f"https://{PHONES_HOST}:{server.port}/table/")
+    assert PHONES_HOST in server.certificate.dns_names
     # the handshake itself, with the certificate as the only trust anchor and the name checked
     context = trusting(server.certificate.cert_path)
-    with socket.create_connection((LAN, server.port), timeout=20) as raw, \
-            context.wrap_socket(raw, server_hostname=LAN) as tls:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=20) as raw, \
+            context.wrap_socket(raw, server_hostname=PHONES_HOST) as tls:
         peer = tls.getpeercert()
-        assert ("IP Address", LAN) in peer["subjectAltName"]
+        assert ("DNS", PHONES_HOST) in peer["subjectAltName"]
         assert tls.version() in ("TLSv1.2", "TLSv1.3")
-        tls.sendall(f"GET / HTTP/1.1\r\nHost: {LAN}:{server.port}\r\nConnection: close\r\n\r\n".encode())
+        tls.sendall(f"GET / HTTP/1.1\r\nHost: {PHONES_HOST}:{server.port}\r\nConnection: close\r\n\r\n".encode())
         assert tls.recv(4096).startswith(b"HTTP/1.1 200")
-    # a client that does not trust it is refused the handshake
+    # a client that does not trust it is refused the handshake, and so is another name
     with pytest.raises(ssl.SSLCertVerificationError), \
-            socket.create_connection((LAN, server.port), timeout=20) as raw:
-        ssl.create_default_context().wrap_socket(raw, server_hostname=LAN)
+            socket.create_connection(("127.0.0.1", server.port), timeout=20) as raw:
+        ssl.create_default_context().wrap_socket(raw, server_hostname=PHONES_HOST)
+    with pytest.raises(ssl.SSLCertVerificationError), \
+            socket.create_connection(("127.0.0.1", server.port), timeout=20) as raw:
+        context.wrap_socket(raw, server_hostname="other.test")
     # the same certificate serves the next start: a phone that accepted it once is not asked again
     first = server.certificate.sha256
     server.stop()
     assert lan_server(data=tmp_path / "data").certificate.sha256 == first
 
 
-@needs_lan
 def test_join_links_and_qr_codes_carry_https_and_the_table_shows_the_fingerprint(lan_server):
     server = lan_server()
     with client(server) as c:
@@ -138,57 +155,56 @@ def test_join_links_and_qr_codes_carry_https_and_the_table_shows_the_fingerprint
     assert page.status_code == 200 and str(page.url).startswith("https://")
     links = [unescape(m) for m in re.findall(r'class="join-link"[^>]*>([^<]+)</a>', page.text)]
     assert len(links) == 3
-    assert all(urlsplit(link).scheme == "https" and urlsplit(link).hostname == LAN for link in links)
+    assert all(urlsplit(link).scheme == "https" and urlsplit(link).hostname == PHONES_HOST for link in links)
     assert server.certificate is not None
     assert server.certificate.short_fingerprint in page.text
     assert "warns" in page.text                           # the one sentence on the browser's warning
 
 
-@needs_lan
-def test_plain_http_on_the_lan_port_is_redirected_to_https(lan_server):
-    server = lan_server()
-
-    def ask(request: bytes) -> str:
-        with socket.create_connection((LAN, server.port), timeout=20) as sock:
-            sock.sendall(request)
-            answer = b""
-            while chunk := sock.recv(4096):
-                answer += chunk
-        return answer.decode("latin-1")
-
-    host = f"Host: {LAN}:{server.port}\r\n".encode()
-    answer = ask(b"GET /join/abc?x=1 HTTP/1.1\r\n" + host + b"\r\n")
-    assert answer.startswith("HTTP/1.1 308")
-    assert f"Location: https://{LAN}:{server.port}/join/abc?x=1\r\n" in answer
-    posted = ask(b"POST /table-command HTTP/1.1\r\n" + host + b"Content-Length: 0\r\n\r\n")
-    assert posted.startswith("HTTP/1.1 308") and f"https://{LAN}:{server.port}/table-command" in posted
+@needs_namespace
+def test_on_the_lan_tls_is_served_plain_http_redirected_and_loopback_kept_plain(tmp_path):
+    """In a network namespace of the test's own: the service binds every address as
+    ``--lan`` does, gives phones the address it finds on the interfaces (never
+    loopback), serves TLS to another device on the network, redirects that device's
+    plain http to https, and serves plain http to the machine itself."""
+    done = subprocess.run(in_namespace([sys.executable, str(CASE), str(tmp_path / "data"), DEVICE_ADDRESS]),
+                          capture_output=True, text=True, timeout=deadline(120), check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    port = int(urlsplit(str(seen["base_url"])).port or 0)
+    base = f"https://{SERVER_ADDRESS}:{port}"
+    assert seen["host"] == SERVER_ADDRESS and seen["base_url"] == base
+    assert str(seen["table_url"]).startswith(f"{base}/table/") and SERVER_ADDRESS in seen["ip_names"]
+    assert ["IP Address", SERVER_ADDRESS] in seen["peer_names"]
+    assert seen["tls_version"] in ("TLSv1.2", "TLSv1.3") and seen["tls_answer"].startswith("HTTP/1.1 200")
+    assert seen["untrusted"] == "refused"
+    redirects = seen["redirects"]
+    assert redirects["/join/abc?x=1"].startswith("HTTP/1.1 308")
+    assert f"Location: {base}/join/abc?x=1\r\n" in redirects["/join/abc?x=1"]
     # nothing of the request can point the redirect elsewhere or break its header
-    for target in (b"http://evil.example/", b"//evil.example/x", b"/a\x01b"):
-        odd = ask(b"GET " + target + b" HTTP/1.1\r\n" + host + b"\r\n")
-        assert f"Location: https://{LAN}:{server.port}/\r\n" in odd
-    with httpx.Client(timeout=20) as plain:                 # as a browser sees it: to https, then the page
-        followed = plain.get(f"http://{LAN}:{server.port}/", follow_redirects=False)
-    assert followed.status_code == 308 and followed.headers["location"] == f"https://{LAN}:{server.port}/"
+    for target in ("http://evil.example/", "//evil.example/x", "/a\x01b"):
+        assert f"Location: {base}/\r\n" in redirects[target]
+    assert seen["posted"].startswith("HTTP/1.1 308") and f"{base}/table-command" in seen["posted"]
+    assert seen["loopback"].startswith("HTTP/1.1 200")
 
 
-@needs_lan
 def test_loopback_stays_plain_http_on_the_lan_port(lan_server):
     server = lan_server()
     with httpx.Client(timeout=20) as c:
         assert c.get(f"http://127.0.0.1:{server.port}/").status_code == 200
 
 
-@needs_lan
 def test_host_and_origin_checks_hold_over_https(lan_server):
     server = lan_server()
-    own = f"https://{LAN}:{server.port}"
+    own = f"https://127.0.0.1:{server.port}"
     with client(server) as c:
         c.get(f"/table/{server.seats.table_key}")
         form = {"content-type": "application/x-www-form-urlencoded"}
         allowed = c.post("/table-command", content=b"control=status", headers={**form, "origin": own})
         assert allowed.status_code != 403
-        for other in (f"http://{LAN}:{server.port}",           # the same host and port, another scheme
-                      "https://evil.example", f"https://{LAN}:{server.port + 1}"):
+        for other in (f"http://127.0.0.1:{server.port}",           # the same host and port, another scheme
+                      "https://evil.example", f"https://127.0.0.1:{server.port + 1}",
+                      f"https://{PHONES_HOST}:{server.port}"):       # the phones' name: another origin here
             refused = c.post("/table-command", content=b"control=status", headers={**form, "origin": other})
             assert refused.status_code == 403 and refused.json()["error"] == "foreign-origin"
             assert "another site" in refused.json()["message"]
@@ -208,8 +224,9 @@ def play(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@needs_namespace
 def test_play_with_lan_and_a_named_host_prints_an_https_link(tmp_path):
-    done = play(PLAY + ["--host", "10.20.30.40"], tmp_path)
+    done = play(in_namespace(PLAY + ["--host", "10.20.30.40"]), tmp_path)
     assert done.returncode == 0, done.stderr
     assert re.search(r"table screen: open https://10\.20\.30\.40:\d+/table/[\w-]{20,}\n", done.stderr)
     kept = certs.load(tmp_path / "data" / certs.CERT_NAME, tmp_path / "data" / certs.KEY_NAME)
@@ -218,21 +235,23 @@ def test_play_with_lan_and_a_named_host_prints_an_https_link(tmp_path):
 
 
 @pytest.mark.slow
-@needs_lan
+@needs_namespace
 def test_a_fresh_machine_with_lan_prints_https_links(tmp_path):
+    """In a namespace whose one network address is SERVER_ADDRESS: that is the address found."""
     assert not (tmp_path / "data").exists()
-    done = play(PLAY, tmp_path)
+    done = play(in_namespace(PLAY), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert f"table screen: open https://{LAN}:" in done.stderr and "Traceback" not in done.stderr
+    assert f"table screen: open https://{SERVER_ADDRESS}:" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.slow
+@needs_namespace
 def test_the_table_service_with_lan_serves_https_too(tmp_path):
     serve = [sys.executable, "-m", "facilitator", "serve", "--text", "--screens", "--lan",
              "--host", "10.20.30.41", "--port", "0", "--data-dir", str(tmp_path / "data")]
-    done = subprocess.run(serve, input="", capture_output=True, text=True, timeout=deadline(90), check=False,
-                          env={"FACILITATOR_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin",
-                               "HOME": str(tmp_path)})
+    done = subprocess.run(in_namespace(serve), input="", capture_output=True, text=True, timeout=deadline(90),
+                          check=False, env={"FACILITATOR_CONFIG": str(tmp_path / "none.toml"),
+                                            "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert re.search(r"table screen: open https://10\.20\.30\.41:\d+/table/[\w-]{20,}\n", done.stderr)
     kept = certs.load(tmp_path / "data" / certs.CERT_NAME, tmp_path / "data" / certs.KEY_NAME)

@@ -12,6 +12,7 @@ import socket
 import stat
 import threading
 import wave
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -169,6 +170,25 @@ def test_a_malformed_chunk_is_refused_and_drops_its_utterance(listening, phones,
     refused(phone.post(f"/seat/1/talk/{utterance}/1", content=tone(1), headers=OCTETS), 409, "finished")
     refused(phone.post(f"/seat/1/talk/{utterance}/end"), 409, "finished")
     assert heard.utterances == []
+
+
+@pytest.mark.parametrize("index", ["\u00b2", "\u0661", "\uff11", "-1", "+1", "1 ", "99999999999999999999",
+                                   "1" * 7, "0x1"])
+def test_an_index_that_is_no_plain_number_is_a_400_with_its_reason_and_no_traceback(listening, phones,
+                                                                                    capfd, index):
+    """A chunk index of "²" was a bare 500 and a traceback on stderr ("²".isdigit() is true,
+    int("²") raises); "١" (an Arabic-Indic one) was taken as chunk 1."""
+    server, heard = listening
+    phone = phones(server, 1)
+    utterance = press(phone)
+    answer = phone.post(f"/seat/1/talk/{utterance}/{quote(index)}", content=tone(0), headers=OCTETS)
+    assert "no proper number" in refused(answer, 400, "bad-index")
+    other = press(phone)
+    assert phone.post(f"/seat/1/talk/{other}/0", content=tone(0), headers=OCTETS).status_code == 200
+    refused(phone.post(f"/seat/1/talk/{other}/end", params={"chunks": index}), 409, "missing")
+    assert heard.utterances == []
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception in ASGI" not in err
 
 
 def declared_too_large(sock: socket.socket, host: str, path: str, cookie: str,

@@ -138,6 +138,24 @@
     lost = isLost;
   }
 
+  // A click or a talk that could not be sent: the page says the connection is lost
+  // (its live stream may still be open while new connections fail) and asks for the
+  // page every two seconds until the service answers again.
+  let probing = null;
+  function unreachable() {
+    setLost(true);
+    if (probing || closed) return;
+    probing = setInterval(async () => {
+      try {
+        await fetch(window.location.href, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
+      } catch (err) { return; }
+      clearInterval(probing);
+      probing = null;
+      setLost(false);
+    }, 2000);
+  }
+  document.addEventListener("facilitator:unreachable", unreachable);
+
   function connect() {
     const url = document.body.dataset.live;
     if (!url || !window.EventSource) return;
@@ -187,6 +205,13 @@
       }
     };
     source.addEventListener("released", () => { source.close(); window.location.reload(); });
+    // a newer page of this seat (another tab, a reload) took the live updates: say so, stop
+    source.addEventListener("replaced", () => {
+      source.close();
+      closed = true;
+      const el = notice();
+      if (el) { el.classList.remove("back"); el.classList.add("closed"); el.textContent = el.dataset.replaced; }
+    });
   }
 
   // A live update may redraw a form between a request and its answer: answer into the
@@ -265,6 +290,7 @@
         headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
     } catch (err) {
       show(form, words("offline"), key);   // the service is down (or the phone is out of range)
+      unreachable();
       return;
     }
     if (response.redirected || !response.ok) {

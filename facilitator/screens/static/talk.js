@@ -80,6 +80,7 @@
       response = await fetch(url, { method: "POST", credentials: "same-origin", body: body || null,
         headers: { "Accept": "application/json", "Content-Type": body ? "application/octet-stream" : "text/plain" } });
     } catch (err) {
+      document.dispatchEvent(new CustomEvent("facilitator:unreachable"));   // screens.js: "Connection lost"
       return { ok: false, message: words.offline };
     }
     let reply = {};
