@@ -109,3 +109,15 @@ def test_the_lobby_gives_the_range_for_one_player_and_answers_a_lone_yes(tmp_pat
         "There is nothing to confirm. Which game? Say, for example: let's play compass code with four players.",
         ("Two windows needs private screens: start the assistant with the phones (--screens) or a private file "
          "(--private), or choose another game.")]
+
+
+def test_a_lone_yes_with_an_unfinished_game_offered_says_what_to_say(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    kept = run_cli(["serve", "--text", "--data-dir", data], "let's play compass code with three players\nquit\nquit\n")
+    assert kept.returncode == 0, kept.stderr
+    done = run_cli(["serve", "--text", "--data-dir", data], "yes\nno\nquit\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:3] == [
+        "There is an unfinished compass code game. Say resume or new game.",
+        "Say resume to go on with the unfinished compass code game, or new game to set it aside.",
+        "Say resume to go on with the unfinished compass code game, or new game to set it aside."]

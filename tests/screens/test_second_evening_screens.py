@@ -100,16 +100,21 @@ def clover_at_resolution(server) -> None:
     assert server.hub.session.state.layout is not None
 
 
-def test_clovers_committer_sees_the_board_first_and_its_pickers_start_on_nothing(start_server, device):
-    from playwright.sync_api import expect
-
+def clover_committer(start_server, device):
+    """Clover at its first resolution: the server, the committer's phone (390 x 844) and
+    the spectator's."""
     server = start_server("clover", players=4, seed=11, options={"extra": 2})
     clover_at_resolution(server)
     table = device(width=1280, height=800)
     table.goto(server.table_url)
     state = server.hub.session.state
-    committer = join_seat(device, table, state.committer())        # a 390 x 844 phone
-    spectator = join_seat(device, table, state.spectator)
+    return server, join_seat(device, table, state.committer()), join_seat(device, table, state.spectator)
+
+
+def test_clovers_committer_sees_the_board_it_places_on_first(start_server, device):
+    from playwright.sync_api import expect
+
+    _, committer, spectator = clover_committer(start_server, device)
     expect(committer.locator("#region-prompt")).to_contain_text("commit")
     where = committer.evaluate("""() => ({board: document.querySelector('.clover').getBoundingClientRect().top,
         own: document.querySelector('.myboard').getBoundingClientRect().top, height: window.innerHeight})""")
@@ -118,22 +123,6 @@ def test_clovers_committer_sees_the_board_first_and_its_pickers_start_on_nothing
     expect(committer.locator("#region-view h2").first).to_have_text("What everyone sees")
     # the spectator's own board (the one being guessed) still comes first on theirs
     expect(spectator.locator("#region-view h2").first).to_have_text("Only for you")
-
-    for sel in ("#place-card", "#place-slot", "#turn-card"):
-        expect(committer.locator(sel)).to_have_value("")
-        expect(committer.locator(sel).locator("option").first).to_have_text("Choose")
-    before = len(logged(server))
-    committer.click("#do-place")                                         # by tap: nothing picked, nothing sent
-    committer.focus("#do-place")
-    committer.keyboard.press("Enter")                                    # by keyboard: the same
-    committer.wait_for_timeout(300)
-    assert len(logged(server)) == before
-    assert server.hub.session.state.layout.slots == state.layout.slots
-
-    committer.select_option("#place-card", "3")
-    committer.select_option("#place-slot", "bottom-right")
-    committer.click("#do-place")
-    expect(committer.locator("#slot-bottom-right .num")).to_have_text("3")
     # the reply to a tap on the board stands after the board, not over it
     committer.click("#pick-2")
     committer.click("#slot-top-left")
@@ -142,36 +131,66 @@ def test_clovers_committer_sees_the_board_first_and_its_pickers_start_on_nothing
     assert committer.evaluate(UNCOVERED, ".clover")
 
 
-def test_after_more_the_reply_keeps_out_of_the_final_pickers_way(start_server, device):
+def test_clovers_place_pickers_start_on_nothing(start_server, device):
+    from playwright.sync_api import expect
+
+    server, committer, _ = clover_committer(start_server, device)
+    slots = server.hub.session.state.layout.slots
+    for sel in ("#place-card", "#place-slot", "#turn-card"):
+        expect(committer.locator(sel)).to_have_value("")
+        expect(committer.locator(sel).locator("option").first).to_have_text("Choose")
+    before = len(logged(server))
+    committer.click("#do-place")                                         # by tap: nothing picked, nothing sent
+    committer.focus("#do-place")
+    committer.keyboard.press("Enter")                                    # by keyboard: the same
+    committer.wait_for_timeout(300)
+    assert len(logged(server)) == before and server.hub.session.state.layout.slots == slots
+    committer.select_option("#place-card", "3")
+    committer.select_option("#place-slot", "bottom-right")
+    committer.click("#do-place")
+    expect(committer.locator("#slot-bottom-right .num")).to_have_text("3")
+
+
+def two_windows_locked(start_server, device):
+    """A scored game of four phones, round 1's two facts locked: the decoder's phone and the packet."""
     from playwright.sync_api import expect
 
     server = start_server("two-windows", players=4, seed=2, options={"packets": [1, 2, 3, 4, 5, 6]})
-    referee = server.hub.session.referee
     table = device(width=1280, height=800)
     table.goto(server.table_url)
     phones = {seat: join_seat(device, table, seat) for seat in (1, 2, 3, 4)}
-    for number, by_keyboard in ((1, True), (2, False)):
-        state = server.hub.session.state
-        packet, speakers = referee.packet(state), dict(state.speakers)
-        for holder in ("a", "b"):
-            phones[speakers[holder]].get_by_role("button", name=packet.report(holder)[0]).click()
-        decoder = phones[speakers["decoder"]]
-        expect(decoder.locator("#do-more")).to_be_visible()
-        if by_keyboard:
-            yes_by_keyboard(decoder, "#do-more", "Reveal the second facts?")
-        else:
-            answer_asked(decoder, "#do-more", "Reveal the second facts?")
-        reply = decoder.locator("#feedback")
-        expect(reply).to_contain_text("final")
-        expect(decoder.locator("#do-more")).to_have_count(0)               # its form went with the move
-        if by_keyboard:
-            assert decoder.evaluate(FOCUS) != "body"                         # the reply has the focus
-            expect(reply).to_be_focused()
-        assert decoder.evaluate(UNCOVERED, "#final-name"), "the reply lies over the final-answer picker"
-        assert decoder.evaluate(UNCOVERED, "#region-view"), "the reply lies over the revealed facts"
-        decoder.select_option("#final-name", packet.target)
-        answer_asked(decoder, "#do-final", f"Give {packet.target} as the final answer?")
-        expect(table.locator(".said li", has_text="Right, ")).to_have_count(number)
+    state = server.hub.session.state
+    packet, speakers = server.hub.session.referee.packet(state), dict(state.speakers)
+    for holder in ("a", "b"):
+        phones[speakers[holder]].get_by_role("button", name=packet.report(holder)[0]).click()
+    decoder = phones[speakers["decoder"]]
+    expect(decoder.locator("#do-more")).to_be_visible()
+    return decoder, packet
+
+
+def test_after_more_the_reply_keeps_out_of_the_final_pickers_way(start_server, device):
+    from playwright.sync_api import expect
+
+    decoder, packet = two_windows_locked(start_server, device)
+    answer_asked(decoder, "#do-more", "Reveal the second facts?")
+    expect(decoder.locator("#feedback")).to_contain_text("final")
+    expect(decoder.locator("#do-more")).to_have_count(0)                   # its form went with the move
+    assert decoder.evaluate(UNCOVERED, "#final-name"), "the reply lies over the final-answer picker"
+    assert decoder.evaluate(UNCOVERED, "#region-view"), "the reply lies over the revealed facts"
+    decoder.select_option("#final-name", packet.target)                   # and the picker works
+    answer_asked(decoder, "#do-final", f"Give {packet.target} as the final answer?")
+    expect(decoder.locator(".said li", has_text="Right, ")).to_have_count(1)
+
+
+def test_after_yes_by_enter_focus_is_on_the_reply_not_the_body(start_server, device):
+    from playwright.sync_api import expect
+
+    decoder, _ = two_windows_locked(start_server, device)
+    yes_by_keyboard(decoder, "#do-more", "Reveal the second facts?")
+    reply = decoder.locator("#feedback")
+    expect(reply).to_contain_text("final")
+    expect(reply).to_be_focused()                                           # the More form is gone: its reply
+    assert decoder.evaluate(FOCUS) != "body"
 
 
 def test_a_long_lantern_reply_never_hides_the_chain(start_server, device):
