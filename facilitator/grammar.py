@@ -197,14 +197,19 @@ def untyped_character(text: str) -> str | None:
     return None
 
 
-def describe_character(ch: str) -> str:
-    """``ch`` as a refusal shows it: itself when it can be seen, else its code point and
-    Unicode name (a right-to-left override shown as itself would turn the line around)."""
+def character_kind(ch: str) -> str:
+    """What kind of character ``ch`` is, as a refusal says it in plain words (never a code
+    point read aloud): ``"visible"`` (a symbol, shown as itself), ``"control"``,
+    ``"format"`` (an invisible one: a zero-width space, a direction mark; shown as itself
+    it would turn the line around), ``"mark"`` (an accent on no letter), ``"undecodable"``
+    (U+FFFD, bytes that were not text) or ``"other"`` (private-use, unassigned, a line
+    separator)."""
     kind = unicodedata.category(ch)
-    name = unicodedata.name(ch, "").lower()
-    if kind[0] in "LNPS" and ch != "\ufffd":
-        return ch
-    return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
+    if ch == "\ufffd":
+        return "undecodable"
+    if kind[0] in "LNPS":
+        return "visible"
+    return {"Cc": "control", "Cf": "format", "Mn": "mark", "Mc": "mark", "Me": "mark"}.get(kind, "other")
 
 
 class Grammar:

@@ -35,7 +35,7 @@ from .grammar import load_grammar
 from .hidden import check_private
 from .log import read_log
 from .phrases import Phrasebook
-from .session import Reply, Session, handle_line
+from .session import CONFIRMATIONS, Reply, Session, handle_line
 from .settings import Settings
 from .table_data import TableData
 
@@ -246,6 +246,11 @@ class Lobby:
         if intent == "choose game":
             players = int(command.slots["players"]) if "players" in command.slots else None
             return self._start(reply, command.slots["game"], players)
+        if intent in CONFIRMATIONS:   # nothing is asked in the lobby but "resume or new game?"
+            if self.offer is not None:
+                return self.reject(command.text, "lobby-answer-offer", "nothing to confirm", command,
+                                   game=self.spoken(self.offer.game))
+            return self.reject(command.text, "lobby-nothing-to-confirm", "nothing to confirm", command)
         return self.reject(command.text, "not-now", f"{intent!r} is for a game", command)
 
     # -- the lobby's own -------------------------------------------------------------

@@ -22,7 +22,7 @@ from .content import version as content_version
 from .errors import DecksChangedError, FacilitatorError, IllegalCommandError, LogError, OptionsError
 from .events import Event, rejected
 from .games import Referee, find_game
-from .grammar import Grammar, describe_character, load_grammar, untyped_character
+from .grammar import Grammar, character_kind, load_grammar, untyped_character
 from .locks import held_data_dir
 from .log import EventLog, LogContents, delivered_seqs, read_log, write_private
 from .log_schema import check as check_fields
@@ -82,8 +82,10 @@ def unfit_line(text: str) -> Refusal | None:
         return Refusal("too-long", "utterance too long")
     odd = untyped_character(text)
     if odd is not None:
-        return Refusal("not-typed-text", f"character {odd!r} is not typed text",
-                       {"char": describe_character(odd)})
+        kind = character_kind(odd)
+        if kind == "visible":
+            return Refusal("not-typed-text", f"character {odd!r} is not typed text", {"char": odd})
+        return Refusal("not-typed-" + kind, f"character {odd!r} is not typed text")
     return None
 
 
@@ -179,7 +181,8 @@ class Session:
         #: what "quit" says: goodbye, or (a game the lobby started) back to the lobby
         self.leaving = "goodbye"
         self.pages: list[str] = []          # the rest of the last paged answer
-        self._paged_before = False          # the "say go on" cue is given once a table
+        #: the queries whose "say go on" cue was given: once a table for each kind of answer
+        self._cued: set[str] = set()
         #: voice turns (speech/voices/voice_turns.py): (a voice command, the seat heard or None),
         #: logged as ``heard`` on the first event of a voice command's batch
         self.heard: Callable[[], tuple[bool, int | None]] | None = None
@@ -419,12 +422,17 @@ class Session:
 
     # -- internals -----------------------------------------------------------------
     def _paged(self, command: Command, lines: list[str]) -> Reply:
-        """A query's answer: its first sentence now, the rest on "go on" (text and voice)."""
+        """A query's answer: its first sentence now, the rest on "go on" (text and voice).
+
+        The first time each kind of answer (each query intent) has more, the table is told
+        to say go on, unless the answer's first sentence says so itself (the referee's
+        ``cued_queries``): one cue, never two in a row."""
         lines = [line for line in lines if line]
         self.pages = lines[1:]
         first = lines[:1]
-        if self.pages and not self._paged_before:
-            self._paged_before = True
+        intent = command.intent
+        if self.pages and intent not in self._cued and intent not in self.referee.cued_queries:
+            self._cued.add(intent)
             first = [*first, self.phrases.say("page-more")]
         return self._answer(command, first)
 

@@ -37,6 +37,9 @@ class Referee(Generic[S]):
     queries: frozenset[str] = frozenset()
     #: queries whose answer is private (a seat's own board): they change and log nothing
     private_queries: frozenset[str] = frozenset()
+    #: queries whose answer's first sentence says itself how to hear the rest ("say go on
+    #: to hear them"), so the table's one-time "say go on for more" is not added
+    cued_queries: frozenset[str] = frozenset()
 
     def parse_options(self, flags: Mapping[str, Any]) -> dict[str, Any]:
         """Options from command-line flags (``mode``, ``routes``...); ``OptionsError`` for

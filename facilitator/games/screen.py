@@ -33,10 +33,12 @@ Panels are plain dicts (``{"kind": ...}``) the screens' templates know:
 * ``columns``: items ({"heading", "items"}) side by side, empty (shown for none)
 * ``details``: summary, table (as ``table``): folded away, a tap to open
 
-Two keys any panel may carry say where it goes (the layout is the game's call):
+Three keys any panel may carry say where it goes (the layout is the game's call):
 
 * ``public``: on a seat screen, a panel everyone at the table sees too (the board);
   the others are the seat's private view, headed "Only for you"
+* ``lead``: on a seat screen, a public panel the seat acts on now (Clover's board
+  being resolved): the shared panels then come first, before the seat's private view
 * ``aside``: on the table screen, a panel shown apart from the board, after it
   (Clover's dial and its Record of Legends), so that the board itself comes first
 

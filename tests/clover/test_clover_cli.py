@@ -74,7 +74,7 @@ def test_a_whole_game_by_text_keeps_boards_off_stdout(
         "Write one clue per zone: your boards are in the private file; 4 players, 1 extra card."
     )
     assert out[-2:] == [
-        "The game is over: 11 points of 24.",
+        "The game is over: 11 of 24 points.",
         "That is the table's first entry in the Record of Legends: 11.",
     ]
     events = read_jsonl(log)
@@ -248,7 +248,7 @@ def test_misheard_and_illegal_lines_cost_nothing(new_table: Callable[..., Any]) 
     table.play_game([6, 6, 6])  # the rejected lines cost the table nothing
     assert table.session.over
     assert table.public[-2:] == [
-        "The game is over: 18 points of 18.",
+        "The game is over: 18 of 18 points.",
         "That is the table's first entry in the Record of Legends: 18.",
     ]
 

@@ -28,14 +28,14 @@ def test_record_kept_across_games_and_not_replaced_by_a_lower_score(
     data = tmp_path / "table"
     first = _game(new_table, data, [6, 0, 0])
     assert first.public[-2:] == [
-        "The game is over: 6 points of 18.",
+        "The game is over: 6 of 18 points.",
         "That is the table's first entry in the Record of Legends: 6.",
     ]
     assert json.loads((data / "clover.json").read_text()) == {"records": {"3-1": 6}}
 
     second = _game(new_table, data, [6, 6, 4], seed=4)
     assert second.public[-2:] == [
-        "The game is over: 16 points of 18.",
+        "The game is over: 16 of 18 points.",
         "A new Record of Legends: 16, beating 6!",
     ]
     ended = second.events("game-ended")[-1]
@@ -48,7 +48,7 @@ def test_record_kept_across_games_and_not_replaced_by_a_lower_score(
 
     third = _game(new_table, data, [1, 2, 3], seed=5)
     assert third.public[-2:] == [
-        "The game is over: 6 points of 18.",
+        "The game is over: 6 of 18 points.",
         "The Record of Legends stays at 16.",
     ]
     ended = third.events("game-ended")[-1]

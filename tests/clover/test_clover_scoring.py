@@ -177,7 +177,7 @@ def test_a_perfect_game_is_six_per_player(new_table: Callable[..., Any]) -> None
     assert table.session.over
     ended = _events(table, "game-ended")[-1]
     assert ended["points"] == 18 and ended["scores"] == {"1": 6, "2": 6, "3": 6}
-    assert "The game is over: 18 points of 18." in table.public
+    assert "The game is over: 18 of 18 points." in table.public
 
 
 def test_spectators_rotate_left_and_the_next_seat_commits(new_table: Callable[..., Any]) -> None:

@@ -33,7 +33,7 @@ def test_a_game_resumed_after_another_set_the_record_is_measured_against_it(
     again.take(reply)
     again.play_board(6)
     again.play_board(4)                      # A ends with 16, under B's 18
-    assert again.public[-2:] == ["The game is over: 16 points of 18.",
+    assert again.public[-2:] == ["The game is over: 16 of 18 points.",
                                  "The Record of Legends stays at 18."]
     ended = again.events("game-ended")[-1]
     assert (ended["record"], ended["new_record"], ended["previous"]) == (18, False, 18)

@@ -207,5 +207,5 @@ def test_text_play_pages_the_candidates_as_the_docs_say(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     said = result.stdout.splitlines()[1:]
     assert said[0] == "24 candidates. Say go on to hear them, four at a time." and said[0] in candidates
-    assert said[-1].startswith("First 4: ") and len(said) == 3      # the count, the cue, one page
+    assert said[-1].startswith("First 4: ") and len(said) == 2      # the count with its cue, one page
     assert "text play prints them all" not in candidates and '"go on"' in candidates

@@ -56,8 +56,8 @@ def test_mismatch_returns_the_tile_and_counts_as_a_pass(table: Make) -> None:
     tile = wrong[0]
     a, b = t.state.words[tile]
     said = t.say(f"play {tile}")
-    assert said == [(f"The {a.lower()} {b.lower()} tile does not match sun: back to "
-                     f"Player {seat}, as a pass."),
+    assert said == [(f"Player {seat}'s {a.lower()} {b.lower()} does not match sun: it goes back, "
+                     f"and Player {seat} passes."),
                     f"Player {seat % 3 + 1}'s turn. The open word is sun."]
     assert [e["type"] for e in t.replies[-1].logged] == ["tile-returned", "passed"]
     assert t.events("passed")[-1] == {**t.events("passed")[-1], "seat": seat, "mismatch": True}

@@ -121,8 +121,8 @@ def test_a_corrupt_log_is_set_aside_with_a_note_not_a_crash(tmp_path: Path) -> N
 def test_a_hidden_information_game_by_voice_needs_a_private_path(tmp_path: Path) -> None:
     lobby = Lobby(GameStore(tmp_path))
     reply = lobby.handle("play two windows")
-    assert reply.public == [("Two windows needs a private screen. Start the assistant with a private path, "
-                             "or choose another game.")]
+    assert reply.public == [("Two windows needs private screens: start the assistant with the phones "
+                             "(--screens) or a private file (--private), or choose another game.")]
     assert not lobby.over
     with_private = Lobby(GameStore(tmp_path), private_path=tmp_path / "p.jsonl")
     with_private.handle("play two windows")

@@ -59,7 +59,7 @@ def test_the_owner_may_let_quit_stop_the_service(tmp_path: Path) -> None:
 
 def test_with_screens_the_lobby_starts_hidden_information_games_without_a_private_file(tmp_path: Path) -> None:
     needs = Lobby(GameStore(tmp_path / "a"))
-    assert "needs a private screen" in needs.handle("play two windows").public[0] and not needs.over
+    assert "needs private screens" in needs.handle("play two windows").public[0] and not needs.over
     screens = Lobby(GameStore(tmp_path / "b"), screens=True)
     assert screens.handle("play two windows").public[0] == "Starting two windows with 3 players."
     assert screens.over

@@ -215,7 +215,7 @@ def test_clues_then_board_by_touch(start_server, device):
     expect(table.locator(".said")).to_contain_text("The game is over")
     expect(table.locator(".clover")).to_have_count(0)                         # no board after the game
     # the result stays on every screen after the last move
-    expect(table.locator("#region-board .result")).to_contain_text("Game over: 24 points")
+    expect(table.locator("#region-board .result")).to_contain_text("Game over: 24 of 24 points")
     for seat_phone in phones.values():
-        expect(seat_phone.locator("#region-prompt .result")).to_contain_text("Game over: 24 points")
+        expect(seat_phone.locator("#region-prompt .result")).to_contain_text("Game over: 24 of 24 points")
     expect(table.locator(".legends")).not_to_contain_text("No record yet")   # the table's record is set

@@ -84,7 +84,11 @@ def test_a_keeper_enters_a_physical_route_card_on_its_screen(start_server, page)
     with httpx.Client(base_url=server.base_url, timeout=20, follow_redirects=True) as keeper:
         before = keeper.get(f"/join/{server.seats.seats[1].token}").text
         assert 'id="do-route-card"' in before
-        reply = keeper.post("/seat/1/command", data={"control": "route-card", "card": str(number)},
+        asked = keeper.post("/seat/1/command", data={"control": "route-card", "card": str(number)},
+                            headers={"Accept": "application/json"}).json()
+        assert asked["accepted"] is None and f"Use route card {number}?" in asked["confirm"]   # it replaces the route
+        assert server.hub.session.state.route == drawn
+        reply = keeper.post("/seat/1/command", data={"control": "route-card", "card": str(number), "confirm": "yes"},
                             headers={"Accept": "application/json"}).json()
         assert reply["accepted"] and reply["public"] == []           # nothing said aloud
         words = " ".join({"N": "north", "E": "east", "S": "south", "W": "west"}[d] for d in deck.route_of(number))

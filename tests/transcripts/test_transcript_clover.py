@@ -52,7 +52,7 @@ def test_a_whole_game_matches_the_golden_transcript(tmp_path: Path) -> None:
                     "--data-dir", str(tmp_path / "data")], SCRIPT.read_text(encoding="utf-8"))
     assert done.returncode == 0, done.stderr
     assert done.stdout == GOLDEN.read_text(encoding="utf-8")
-    assert done.stdout.splitlines()[-2] == "The game is over: 19 points of 24."
+    assert done.stdout.splitlines()[-2] == "The game is over: 19 of 24 points."
     lines = read_jsonl(private)
     # "read my board 2" reached seat 2 alone, through the private file, and never stdout
     answers = [p for p in lines if p["type"] == "private-answer"]

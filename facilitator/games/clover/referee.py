@@ -590,7 +590,7 @@ class Clover(Referee[State]):
                                players=state.players)
         points = sum(state.scores.values())
         if state.phase == OVER:
-            return phrases.say("cl-status-over", points=points, record=state.record)
+            return phrases.say("cl-status-over", points=points, max=6 * state.players, record=state.record)
         layout = _laid_out(state)
         return phrases.say(
             "cl-status-resolution",

@@ -55,12 +55,14 @@ class CloverScreen(GameScreen):
         if "place" not in legal or state.layout is None:
             return []
         cards = self._cards(state)
+        # no picker starts on card 1 or the top left slot: a card is placed where it was picked to go
+        choose = self.word("controls", "choose")
         return [
             Control("place", self.word("controls", "place"), "place {card} {slot}",
-                    (Field("card", self.word("controls", "card"), cards),
-                     Field("slot", self.word("controls", "slot"), self._slots())), intent="place"),
+                    (Field("card", self.word("controls", "card"), cards, choose=choose),
+                     Field("slot", self.word("controls", "slot"), self._slots(), choose=choose)), intent="place"),
             Control("turn", self.word("controls", "turn"), "turn {card}",
-                    (Field("card", self.word("controls", "card"), cards),), intent="turn"),
+                    (Field("card", self.word("controls", "card"), cards, choose=choose),), intent="turn"),
         ]
 
     def query_controls(self, state: State, legal: set[str]) -> list[Control]:
@@ -106,9 +108,12 @@ class CloverScreen(GameScreen):
             if state.layout is not None and state.phase != OVER:
                 seat = int(audience)
                 heading = "spectator-view" if seat == state.spectator else "guessers-view"
-                out.append({"kind": "heading", "text": self.word("words", heading), "public": True})
+                # a guesser works on the board being resolved (the committer places on it):
+                # it comes first, before the seat's own board and clues ("lead")
+                lead = seat != state.spectator
+                out.append({"kind": "heading", "text": self.word("words", heading), "public": True, "lead": lead})
                 out.append({**self._shared(state, touch=seat == state.committer() and seat != state.spectator),
-                            "public": True})
+                            "public": True, "lead": lead})
         return out
 
     def _square(self, cls: str, caption: str, clues: dict[str, str], slots: list[dict[str, Any]],

@@ -47,6 +47,8 @@ class CompassCode(Referee[State]):
     max_players = 8
     default_players = 4
     queries = frozenset({"candidates", "read candidates", "status", "help", "read rules"})
+    #: "24 candidates. Say go on to hear them, four at a time."
+    cued_queries = frozenset({"read candidates"})
     #: the rules' exposure clause: a new route for the leg in play, without penalty
     RESTART = "restart leg"
 

@@ -43,9 +43,10 @@ class CompassScreen(GameScreen):
                                           tuple((str(n), str(n)) for n in range(1, 5)), choose=choose)),
                                    intent="check"))
         if seat == state.keeper and "route card" in legal:
+            # the card entered replaces the drawn route: never a tap on a default, and asked first
             cards = tuple((str(n), str(n)) for n in range(1, 25))
             out.append(Control("route-card", self.word("controls", "route card"), "route card {card}",
-                               (Field("card", self.word("controls", "card-number"), cards),),
+                               (Field("card", self.word("controls", "card-number"), cards, choose=choose),),
                                intent="route card"))
         if seat == state.keeper and "feedback" in legal:
             # a keeper's totals cannot be taken back: nothing is preselected, and they are asked first

@@ -139,8 +139,9 @@ def event(state: State, ev: Event, phrases: Phrasebook, routes: int) -> list[str
             out.append(phrases.say("ll-next-player", name=state.name(state.turn)))
         return out
     if t == "tile-returned":
-        return [phrases.say("ll-mismatch", tile=tile_text(state, ev["tile"], phrases), open=word(ev["open"]),
-                            owner=_owner(state, ev["owner"], phrases))]
+        key = "ll-mismatch-pool" if ev["owner"] is None else "ll-mismatch"   # the pool variant's tile
+        return [phrases.say(key, name=state.name(ev["seat"]), tile=tile_text(state, ev["tile"], phrases),
+                            open=word(ev["open"]))]
     if t == "passed":
         out = [] if ev["mismatch"] else [phrases.say("ll-passed", name=state.name(ev["seat"]))]
         if state.passes < state.players:

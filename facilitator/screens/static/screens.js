@@ -60,7 +60,12 @@
     const opened = Array.from(region.querySelectorAll("details"), (d) => d.open);
     const scrolls = {};
     region.querySelectorAll(".scroller[id]").forEach((b) => { scrolls[b.id] = b.scrollTop; });
+    // the page's reply placed after a board (placeReply) stays after the board redrawn
+    const reply = document.getElementById("feedback");
+    const held = reply && region.contains(reply) ? reply : null;
+    if (held) held.remove();
     region.innerHTML = html;
+    if (held) { const board = region.querySelector("[data-board]"); if (board) board.after(held); else region.before(held); }
     region.querySelectorAll("input[id]").forEach((i) => { if (typed[i.id]) i.value = typed[i.id]; });
     region.querySelectorAll("select[id]").forEach((c) => {
       if (chosen[c.id] && Array.from(c.options).some((o) => o.value === chosen[c.id])) c.value = chosen[c.id];
@@ -79,11 +84,12 @@
     const again = focused && document.getElementById(focused);
     if (again) again.focus({ preventScroll: true });   // a redraw never moves the page
     else if (focusedKey) {
-      // the focused control is gone (the move was made): focus stays on its form if
-      // it is still there, else on the page's reply
+      // the focused control is gone (the move was made): focus stays on its form (on
+      // its reply, when it has one) if it is still there, else on the page's reply
       const f = formByKey(focusedKey);
-      const target = f ? f.querySelector("button, select, input:not([type=hidden])") : document.getElementById("feedback");
-      if (target) target.focus({ preventScroll: true });
+      const target = f ? (f.querySelector("[data-feedback]:not(:empty)") || f.querySelector("button, select, input:not([type=hidden])"))
+        : document.getElementById("feedback");
+      if (target) focusOn(target);
     }
     picked = null;
   }
@@ -225,18 +231,47 @@
   const live = (form, key) => (form && form.isConnected ? form : (key ? formByKey(key) : null));
   const words = (name) => { const el = notice(); return (el && el.dataset[name]) || ""; };
 
-  function pageFeedback(text, version) {
+  // Focus moved by the page (never by a redraw alone): a reply or a form's reply line
+  // is focusable for it, without joining the tab order.
+  function focusOn(el) {
+    if (!el.matches("button, select, input, textarea, a[href]") && !el.hasAttribute("tabindex")) el.tabIndex = -1;
+    el.focus({ preventScroll: true });
+  }
+
+  // On a phone the page's reply (a tap on a board, a form that went away with the move)
+  // stands in the page's flow where the seat acted: after the board it touched, else
+  // just before its moves; never sticky over the controls needed next or the board.
+  function placeReply(spot, near) {
+    if (!document.body.classList.contains("seat")) return;
+    // the board tapped may have been redrawn meanwhile: the one on the page now
+    const board = near ? (near.isConnected ? near : document.querySelector("[data-board]")) : null;
+    const controls = document.getElementById("region-controls");
+    const focused = document.activeElement === spot;     // moving a node takes its focus away
+    if (board) board.after(spot);
+    else if (controls) controls.before(spot);
+    if (focused) spot.focus({ preventScroll: true });
+  }
+
+  function pageFeedback(text, version, near) {
     const spot = document.getElementById("feedback");
-    if (spot) stamp(spot, text, version);
+    if (!spot) return;
+    if (text) placeReply(spot, near);
+    stamp(spot, text, version);
+    if (text && document.body.classList.contains("seat")) spot.scrollIntoView({ block: "nearest" });
   }
 
   // ``version``: the live version the reply belongs to (a reply to a click); none for
-  // the answer of a checked field, which stays while its words are typed
-  function show(form, text, key, version) {
+  // the answer of a checked field, which stays while its words are typed.  ``near``:
+  // the board a tap was on.  A reply that lands while focus is lost (its control went
+  // with the move) takes the focus, so a keyboard or screen-reader user is where it is.
+  function show(form, text, key, version, near) {
     form = live(form, key);
     const spot = form && form.querySelector("[data-feedback]");
     if (spot) stamp(spot, text, version);
-    else pageFeedback(text, version);
+    else pageFeedback(text, version, near);
+    const lost = !document.activeElement || document.activeElement === document.body;
+    const shown = spot || document.getElementById("feedback");
+    if (text && lost && shown) focusOn(shown);
   }
 
   // A click that discards progress (or releases a seat) is asked first: the question
@@ -267,6 +302,10 @@
       const confirmed = new URLSearchParams(body);
       confirmed.set("confirm", "yes");
       const holder = box.closest("form");
+      // focus goes to where the answer will be (the form's reply line), not to the page
+      // body with the question that held it
+      const spot = holder && holder.querySelector("[data-feedback]");
+      if (spot) focusOn(spot);
       box.remove();
       post(url, confirmed, holder, key);
     });
@@ -282,21 +321,21 @@
     no.focus();
   }
 
-  async function post(url, body, form, key) {
+  async function post(url, body, form, key, near) {
     key = key || (form ? formKey(form) : null);
     let response;
     try {
       response = await fetch(url, { method: "POST", body: body, credentials: "same-origin",
         headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
     } catch (err) {
-      show(form, words("offline"), key);   // the service is down (or the phone is out of range)
+      show(form, words("offline"), key, undefined, near);   // the service is down (or the phone is out of range)
       unreachable();
       return;
     }
     if (response.redirected || !response.ok) {
       if (response.status === 403) { window.location.reload(); return; }
       const why = response.status === 409 ? "stale" : (response.status === 422 ? "choose" : "failed");
-      show(form, words(why), key, current);
+      show(form, words(why), key, current, near);
       return;
     }
     const reply = await response.json();
@@ -306,7 +345,7 @@
     if (sent) sent.querySelectorAll("select[required]").forEach((c) => { c.value = ""; });
     const lines = (reply.private && reply.private.length ? reply.private : reply.public) || [];
     show(form, lines.length ? lines.join(" ") : (reply.accepted === null ? words("queued") : ""), key,
-      reply.version !== undefined ? reply.version : current);
+      reply.version !== undefined ? reply.version : current, near);
   }
 
   document.addEventListener("submit", (e) => {
@@ -354,10 +393,10 @@
       picked = same ? null : target.dataset.card;
       if (picked) target.setAttribute("aria-pressed", "true");
     } else if (target.dataset.slot && picked) {
-      post(url, new URLSearchParams({ control: board.dataset.place, card: picked, slot: target.dataset.slot }), null);
+      post(url, new URLSearchParams({ control: board.dataset.place, card: picked, slot: target.dataset.slot }), null, null, board);
       picked = null;
     } else if (target.dataset.turn) {
-      post(url, new URLSearchParams({ control: board.dataset.turn, card: target.dataset.turn }), null);
+      post(url, new URLSearchParams({ control: board.dataset.turn, card: target.dataset.turn }), null, null, board);
     }
   });
 
