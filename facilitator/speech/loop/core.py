@@ -17,19 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from ...command import Command
 from ...session import CONTROLS, Reply, Session
-from ..base import Recognizer, Segment, VoiceSettings
+from ..base import Hypothesis, Recognizer, Segment, VoiceSettings
 from .captions import Captions
 from .clock import LoopClock
 from .ears import Ears
 from .gate import Gate
 from .hints import Hints
+from .pending import Pending, Pendings
 from .policy import Hearing
+from .ports import PhoneHeard, VoiceRuling
 from .settings import LoopSettings
 from .speaking import Speaking
 from .verify import Verification
-
-if TYPE_CHECKING:
-    from ..voices.voice_turns import VoiceTurns
 
 #: the answers to "... Is that right?"
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
@@ -65,9 +64,6 @@ class Discarded:
     reason: str  # "half-duplex", "not-armed", "paused", "chatter"
 
 
-#: a phone's utterance answered: (seat, what was heard or None, what the referee said)
-PhoneHeard = Callable[[int, str | None, list[str]], None]
-
 _COUNTS = ("asked", "held", "undone", "released", "repeated", "corrected", "trimmed", "chatter",
            "verified", "withdrawn")
 
@@ -86,19 +82,15 @@ class LoopCore:
     gate: Gate
     hints: Hints
     state: LoopState
-    pending: Command | None
-    #: the utterance a pending command was heard in (its echo or question answers it)
-    pending_from: Segment | None
+    #: the owner of the pending command (its question or echo, seat, deadline, verdict)
+    pendings: Pendings
     #: while a command is applied: the utterance it was heard in (None: typed)
     applying_from: Segment | None
     discarded: list[Discarded]
     heard_segments: int
     current: Segment | None
-    voices: VoiceTurns | None
+    voices: VoiceRuling | None
     on_phone: PhoneHeard | None
-    _deadline: float | None
-    _verification: Verification | None
-    _prompts: int
     _unanswered: tuple[str, float] | None
     _released: tuple[str, float] | None
     _heard_text: str | None
@@ -132,6 +124,9 @@ class LoopCore:
         def wake_grammar(self) -> Any: ...
         def recognition_grammar(self, intents: Any) -> Any: ...
         def _route(self, command: Command, hearing: Hearing) -> None: ...
+        def _stop_for_seat(self, command: Command, segment: Segment | None) -> bool: ...
+        def _decode_line(self, segment: Segment, grammar: Any) -> Hypothesis | None: ...
+        def _release_hold(self, at: float | None = None) -> None: ...
         def _rearm(self) -> None: ...
         def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None: ...
         def _ask(self, key: str = "confirm-ask") -> None: ...
@@ -146,6 +141,28 @@ class LoopCore:
         def _hear_during_hold(self, segment: Segment) -> None: ...
         def _after_command(self) -> None: ...
         def question_intents(self) -> frozenset[str]: ...
+
+    @property
+    def pending(self) -> Command | None:
+        """The command waiting for its answer or its window (None: nothing pending)."""
+        return self.pendings.command
+
+    @property
+    def pending_from(self) -> Segment | None:
+        """The utterance the pending command was heard in."""
+        current = self.pendings.current
+        return current.segment if current is not None else None
+
+    def _open(self, command: Command, segment: Segment | None,
+              verification: Verification | None = None) -> Pending:
+        """``command``, heard in ``segment``, is pending from now (its owner: that seat)."""
+        return self.pendings.open(Pending(command, segment, heard=self._heard_text, verification=verification))
+
+    def _tell_owner(self, pending: Pending | None, said: list[str]) -> None:
+        """What the referee said about ``pending`` also goes to the phone of the seat that
+        said it (``pending.py``), whoever spoke last."""
+        if pending is not None and pending.seat is not None and said and self.on_phone is not None:
+            self.on_phone(pending.seat, pending.heard, said)
 
     def _acting(self, command: Command) -> frozenset[int] | None:
         """The seats that may give ``command`` now (None: anyone; the lobby has no seats)."""
