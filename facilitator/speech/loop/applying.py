@@ -69,10 +69,6 @@ class Applying(LoopCore):
         if reply.quit or self.session.over:
             self.state = LoopState.DONE
 
-    def _after_command(self) -> None:
-        if self.state is LoopState.LISTENING and self.gated:
-            self.state = LoopState.DORMANT
-
     def _control(self, intent: str) -> None:
         """A voice control: volume and rate as ``voice_controls.step`` says; pausing."""
         self.voice.volume, self.voice.rate_wpm, key = step(intent, self.voice.volume, self.voice.rate_wpm,

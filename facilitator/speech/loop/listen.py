@@ -127,14 +127,6 @@ class ListenLoop(Routing, Conversation, Applying):
 
     # -- what the loop is made of, as its callers see it --------------------------------
     @property
-    def captions(self) -> Captions:
-        return self.speaking.captions
-
-    @captions.setter
-    def captions(self, captions: Captions) -> None:
-        self.speaking.captions = captions
-
-    @property
     def speaker(self) -> Speaker:
         return self.speaking.speaker
 
@@ -143,30 +135,13 @@ class ListenLoop(Routing, Conversation, Applying):
         return self.speaking.failed
 
     @property
-    def last_said(self) -> list[str]:
-        return self.speaking.last_said
-
-    @property
     def failures(self) -> int:
         return self.hints.failures
-
-    @property
-    def done(self) -> bool:
-        """The game ended or was quit: nothing more is heard."""
-        return self.state is LoopState.DONE
-
-    @property
-    def gated(self) -> bool:
-        return self.gate.gated
 
     @property
     def quiet_from(self) -> float:
         """Loop time when the assistant's last sound and its deaf window end."""
         return self.clock.quiet_from
-
-    def now(self) -> float:
-        """Loop time: stream seconds (a file), or wall clock mapped onto the stream (a mic)."""
-        return self.clock.now()
 
     # -- inputs from other threads --------------------------------------------------------
     def press(self, t: float | None = None) -> None:
@@ -318,23 +293,9 @@ class ListenLoop(Routing, Conversation, Applying):
 
 
     # -- recognition -----------------------------------------------------------------------
-    def recognition_grammar(self, intents: Iterable[str] | None) -> RecognitionGrammar:
-        """The decoding grammar for ``intents`` (None: what is legal now), cached."""
-        return self.ears.recognition(intents)
-
     def wake_phrases(self) -> tuple[str, ...]:
         """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
         return self.ears.wake_phrases()
-
-    def listening_grammar(self, intents: Iterable[str] | None = None, *,
-                          bare_wake: bool = True) -> RecognitionGrammar:
-        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them."""
-        return self.ears.listening(intents, bare_wake=bare_wake)
-
-    def wake_grammar(self) -> RecognitionGrammar:
-        """While dormant: the wake phrase alone or before a command, and the commands
-        legal now as competitors (a command without the wake phrase does not wake)."""
-        return self.ears.listening(None)
 
     def next_grammar(self, *, for_completion: bool = False) -> RecognitionGrammar | None:
         """The grammar the next table utterance will be decoded with (None: it will not be
