@@ -79,6 +79,13 @@ def test_a_query_heard_unsure_by_both_engines_is_asked_back(tmp_path: Path) -> N
     assert speaker.spoken[1] == loop.session.execute(Command("candidates", "candidates", {}, "candidates")).public[0]
 
 
+def test_a_query_asked_back_and_met_with_silence_closes_quietly(tmp_path: Path) -> None:
+    loop, speaker, _ = make(tmp_path, TwoStageRecognizer())
+    loop.hear(said("how many candidates=>unsure:how many candidates", 1.0))
+    loop.tick(30.0)
+    assert speaker.spoken == ["Did you ask how many candidates?"] and loop.state is LoopState.LISTENING
+
+
 @pytest.mark.parametrize("line", [
     "=>unsure:how many candidates",            # only the slow engine's free text heard it
     "raw:pass the crisps please",              # nothing of the game

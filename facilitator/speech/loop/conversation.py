@@ -40,7 +40,7 @@ class Conversation(LoopCore):
         # "Send north east south west. Is that right?"; "Sorry, did you say send west ...?"
         said = self._said_form(capital=key not in ("verify-did-you-say", "confirm-did-you-ask"))
         end = self._speak([self._phrase(key, command=said)], remember=False)
-        self.pendings.change(prompts=0, unheard=False, asked_again=False,
+        self.pendings.change(prompts=0, unheard=False, asked_again=False, question=key,
                              deadline=end + self.voice.confirm_timeout_seconds)
 
     def _hold(self) -> None:
@@ -292,6 +292,9 @@ class Conversation(LoopCore):
             return
         self.pendings.close()
         self.state = LoopState.LISTENING
+        if pending is not None and pending.question == "confirm-did-you-ask" and not pending.unheard:
+            self._after_command()   # "Did you ask ...?" met with silence: it was table talk
+            return
         key = "confirm-not-caught-cancelled" if pending is not None and pending.unheard else "confirm-timeout"
         said = self._said_form(pending.command, capital=False) if pending is not None else ""
         self._speak([self._phrase(key, command=said)], remember=False, at=at)

@@ -59,6 +59,8 @@ class Pending:
     asked_again: bool = False
     #: the second engine's verdict on an echo from the first hearing, in the making
     verification: Verification | None = None
+    #: the question open about it (its phrase key; None: an echo, or not asked yet)
+    question: str | None = None
 
     @property
     def seat(self) -> int | None:
