@@ -121,3 +121,18 @@ def test_a_seat_is_refused_before_the_second_engines_verdict(tmp_path: Path) -> 
     assert speaker.spoken == [REFUSED] and logged(tmp_path) == [("command-rejected", 2)]
 
 
+
+
+def test_another_seat_is_refused_at_once_while_a_seats_question_is_open(tmp_path: Path) -> None:
+    recognizer = TwoStageRecognizer(cpu_seconds=0.01)
+    loop, speaker, answered = make(tmp_path, recognizer, scale=500.0)
+    phone(loop, 1, f"{SEND}=>unsure:{SEND}", 1.0, 2.5)   # echoed, then asked on the verdict
+    phone(loop, 1, "repeat", 9.0, 9.5)                   # (the verdict is in by now)
+    assert loop.state is LoopState.CONFIRMING and speaker.spoken[-1] == ASK
+    verdicts = list(recognizer.verdicts)
+    phone(loop, 3, OTHER, 13.0, 14.0)
+    assert speaker.spoken[-1] == REFUSED and told(answered, 3) == [REFUSED]
+    assert recognizer.verdicts == verdicts               # the second engine was not asked
+    assert loop.state is LoopState.CONFIRMING and loop.pending_from is not None and loop.pending_from.seat == 1
+    phone(loop, 1, "yes", 17.0, 17.5)
+    assert ("guess-scored", 1) in logged(tmp_path)

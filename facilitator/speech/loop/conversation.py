@@ -142,8 +142,11 @@ class Conversation(LoopCore):
         pending = self.pendings.current
         if pending is None:
             return
+        another = segment.phone and pending.seat is not None and segment.seat != pending.seat
+        if another and self._refused_first(segment, self.ears.first(segment, self.listening_grammar(None))):
+            return   # another seat's command it may not give: refused at once, the question stays
         command = self._decode_as(segment, self.question_intents())
-        if command is None and segment.phone and segment.seat != pending.seat and pending.seat is not None:
+        if command is None and another:
             hyp = self._decode_line(segment, self.listening_grammar(None))
             if hyp is None:
                 return   # nothing heard, or refused from the fast hearing already

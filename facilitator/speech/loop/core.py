@@ -19,7 +19,7 @@ from typing import Any
 
 from ...command import Command
 from ...session import CONTROLS, Reply, Session
-from ..base import Hypothesis, RecognitionGrammar, Recognizer, Segment, VoiceSettings
+from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Recognizer, Segment, VoiceSettings
 from .captions import Captions
 from .clock import LoopClock
 from .ears import Ears
@@ -122,6 +122,8 @@ class LoopCore(ABC):
     def _stop_for_seat(self, command: Command, segment: Segment | None) -> bool: ...
     @abstractmethod
     def _decode_line(self, segment: Segment, grammar: RecognitionGrammar) -> Hypothesis | None: ...
+    @abstractmethod
+    def _refused_first(self, segment: Segment, first: FirstHearing | None) -> bool: ...
     @abstractmethod
     def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None: ...
     @abstractmethod
