@@ -224,14 +224,17 @@ def test_while_a_question_is_open_anything_else_gets_please_say_yes_or_no(tmp_pa
 
 
 def test_a_question_does_not_stay_open_for_ever_while_the_table_talks(tmp_path: Path) -> None:
-    """Talk that is no answer gets "Please say yes or no." twice; the next closes the question
-    (nothing applied), and the prompts never restart the timeout."""
+    """Talk that is no answer gets "Please say yes or no." twice, then the question once
+    more, saying it did not catch the answer; the next closes it saying what was cancelled
+    (nothing applied).  (Updated for issue 40: it used to close silently on the third line,
+    as if nothing had been said.)"""
     loop, speaker = make(tmp_path)
     loop.hear(said("unsure:" + SEND, 1.0))                 # asked 2.0-4.0
-    for t in (5.0, 9.0, 13.0):
+    for t in (5.0, 9.0, 13.0, 17.0):
         loop.hear(said("raw:what did he say", t))
     assert speaker.spoken == [ASK, "Please say yes or no.", "Please say yes or no.",
-                              "No answer, so cancelled."]
+                              "I didn't catch that. Send north east south west: yes or no?",
+                              "I didn't catch the answer, so cancelled: send north east south west."]
     assert loop.state is LoopState.LISTENING and logged(tmp_path) == []
 
 
@@ -308,7 +311,9 @@ def test_an_unsure_game_command_never_reaches_the_referee_without_yes(tmp_path: 
     loop, speaker = make(tmp_path)
     loop.run([said("unsure:" + SEND, 1.0), said("raw:no I was talking to Sam", 5.0)])
     assert logged(tmp_path) == []
-    assert speaker.spoken[0] == ASK and speaker.spoken[-1] == "No answer, so cancelled."
+    # the input ended after a reply that was no yes or no: closed, saying so (issue 40)
+    assert speaker.spoken[0] == ASK
+    assert speaker.spoken[-1] == "I didn't catch the answer, so cancelled: send north east south west."
 
 
 def test_a_query_after_the_wake_phrase_is_answered_even_when_unsure(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def test_no_answer_within_the_timeout_cancels(tmp_path: Path) -> None:
     loop.tick(4.3 + 7.9)
     assert loop.state is LoopState.CONFIRMING
     loop.tick(4.3 + 8.1)
-    assert speaker.spoken == [ECHO, "No answer, so cancelled."]
+    assert speaker.spoken == [ECHO, "No answer, so cancelled: send north east south west."]
     assert loop.state is LoopState.LISTENING and logged(tmp_path) == []
     loop.hear(said("yes", 20.0))          # too late: no command is waiting any more
     assert logged(tmp_path) == ["command-rejected"]
@@ -88,10 +88,10 @@ def test_no_answer_within_the_timeout_cancels(tmp_path: Path) -> None:
 def test_a_late_yes_is_a_timeout_then_a_new_utterance(tmp_path: Path) -> None:
     loop, speaker, _ = make(tmp_path)
     loop.run([said(SEND, 1.0), said("unsure:is west in position four", 30.0)])
-    assert speaker.spoken[:2] == [ECHO, "No answer, so cancelled."]
+    assert speaker.spoken[:2] == [ECHO, "No answer, so cancelled: send north east south west."]
     assert speaker.spoken[2] == "Is west in position four. Is that right?"
     # the input ended with that question open: it times out too
-    assert speaker.spoken[3:] == ["No answer, so cancelled."]
+    assert speaker.spoken[3:] == ["No answer, so cancelled: is west in position four."]
     assert logged(tmp_path) == []
 
 

@@ -81,7 +81,7 @@ def test_wall_clock_timeout_fires_on_the_clock(live: tuple[ListenLoop, BlockingS
     assert loop.state is LoopState.CONFIRMING
     clock.t += 0.2
     loop.tick(5.0)
-    assert loop.state is LoopState.LISTENING and speaker.spoken[-1] == "No answer, so cancelled."
+    assert loop.state is LoopState.LISTENING and speaker.spoken[-1] == "No answer, so cancelled: send north east south west."
 
 
 @dataclass

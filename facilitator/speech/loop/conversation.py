@@ -1,25 +1,31 @@
-"""The listen loop's conversation about a pending command, and applying commands.
+"""The listen loop's conversation about a pending command.
 
 A command heard unsure, or one that cannot be taken back, is asked ("... Is that
 right?", CONFIRMING); a sure, undoable one is echoed and waits out its undo window
 (HOLDING); one echoed from the fast engine's first hearing waits for the second
 engine's verdict too (``policy.after_verify``).  Answers to the question, and what is
-said inside the window, follow ``policy.during_hold``; nothing is applied or logged
-until the question is answered "yes" or the window closes.
+said inside the window, follow ``policy.during_hold`` and, for a line from another
+seat, ``pending.other_seat``; nothing is applied or logged until the question is
+answered "yes" (or the command is said again) or the window closes.  The pending
+command is a value held by ``self.pendings`` (``pending.py``); what is said about it
+goes to the phone of the seat that said it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...command import Command
-from ...session import Reply
 from ..base import Segment
+from ..voices.refusal import seat_name
 from .core import CONFIRM_INTENTS, HOLD_ANSWERS, QUESTION_ASIDES, LoopCore, LoopState
-from .policy import Hearing, HoldTake, VerifyTake, after_verify, during_hold
-from .voice_controls import step
+from .pending import Other, Pending, other_seat
+from .policy import Hearing, HoldTake, VerifyTake, after_verify, answer_again, during_hold
+from .verify import Verification
 
 
 class Conversation(LoopCore):
-    """The question, the echo and its window; applying what was agreed."""
+    """The question, the echo and its window."""
 
     def _said_form(self, command: Command | None = None, *, capital: bool = True) -> str:
         command = command or self.pending
@@ -31,128 +37,210 @@ class Conversation(LoopCore):
 
     def _ask(self, key: str = "confirm-ask") -> None:
         self.state = LoopState.CONFIRMING
-        self._prompts = 0
         # "Send north east south west. Is that right?"; "Sorry, did you say send west ...?"
-        said = self._said_form(capital=key != "verify-did-you-say")
+        said = self._said_form(capital=key not in ("verify-did-you-say", "confirm-did-you-ask"))
         end = self._speak([self._phrase(key, command=said)], remember=False)
-        self._deadline = end + self.voice.confirm_timeout_seconds
+        self.pendings.change(prompts=0, unheard=False, asked_again=False, question=key,
+                             deadline=end + self.voice.confirm_timeout_seconds)
 
     def _hold(self) -> None:
         """The implicit echo: nothing is applied or logged until the window closes."""
         self.state = LoopState.HOLDING
         end = self._speak([self._phrase("confirm-echo", command=self._said_form())], remember=False)
-        self._deadline = end + self.settings.implicit_window_seconds
+        self.pendings.change(deadline=end + self.settings.implicit_window_seconds)
+
+    def _about(self, pending: Pending, act: Callable[[], None]) -> None:
+        """Do ``act`` (which speaks about ``pending``): what it says goes to the phone of the
+        seat that said the command, not to another seat's phone being answered now."""
+        current = self.current
+        answering = current.seat if current is not None and current.phone and \
+            self.speaking.collected is not None else None
+        if pending.seat is not None and pending.seat == answering:
+            act()   # its own seat is speaking: the answer to its line carries it
+            return
+        with self.speaking.aside() as said:
+            act()
+        self._tell_owner(pending, said)
 
     def _verdict_if_ready(self) -> None:
-        if self._verification is not None and self._verification.ready(self.now()):
+        pending = self.pendings.current
+        if pending is not None and pending.verification is not None and pending.verification.ready(self.now()):
             self._settle_verdict()
 
     def _settle_verdict(self) -> None:
         """The second engine's verdict on the echo (waited for if still out): it keeps the
         echo, turns it into a question, asks about another command, or withdraws it."""
-        verification, self._verification = self._verification, None
-        if verification is None or self.state is not LoopState.HOLDING or self.pending is None:
+        pending = self.pendings.current
+        verification = self.pendings.take_verification()
+        if verification is None or pending is None or self.state is not LoopState.HOLDING:
             return
+        self._about(pending, lambda: self._verdict(pending, verification))
+
+    def _verdict(self, pending: Pending, verification: Verification) -> None:
         hyp = verification.result()
-        if self.pending_from is not None:   # figures: when the verdict was in, at what cost
-            self.verdicts.append((self.pending_from, verification.started, verification.ready_at,
+        if pending.segment is not None:   # figures: when the verdict was in, at what cost
+            self.verdicts.append((pending.segment, verification.started, verification.ready_at,
                                   verification.cpu_seconds))
         _, rest = self.ears.split_wake(hyp)
         heard = self.ears.command(rest) if hyp is not None and rest.strip() else None
-        if heard is not None and self._who(heard, self.pending_from) != "take":
+        if heard is not None and self._who(heard, pending.segment) != "take":
             heard = None
-        differs = heard is not None and heard.canonical.lower() != self.pending.canonical.lower()
-        verdict = after_verify(held=self.pending.canonical, verified=heard.canonical if heard else None,
+        held = pending.command
+        differs = heard is not None and heard.canonical.lower() != held.canonical.lower()
+        verdict = after_verify(held=held.canonical, verified=heard.canonical if heard else None,
                                sure=hyp is not None and hyp.sure,
                                aside=heard is not None and heard.intent in self._asides(),
                                acceptable=heard is not None and (not differs or self.ears.acceptable(heard)))
         if verdict is VerifyTake.KEEP:
             self.verified += 1
             ready = verification.ready_at   # the window never closes before the verdict is in
-            if self._deadline is not None and ready is not None:
-                self._deadline = max(self._deadline, ready)
+            if pending.deadline is not None and ready is not None:
+                self.pendings.change(deadline=max(pending.deadline, ready))
             return
         self.asked += 1 if verdict is not VerifyTake.WITHDRAW else 0
         if verdict is VerifyTake.ASK:
             self._ask("verify-ask")
         elif verdict is VerifyTake.CORRECT:
-            self.pending = heard
+            self.pendings.change(command=heard)
             self._ask("verify-did-you-say")
         else:
             self.withdrawn += 1
-            self.pending, self.pending_from, self._deadline = None, None, None
+            self.pendings.close()
             self.state = LoopState.LISTENING
             self._speak([self._phrase("verify-withdrawn")], remember=False)
             self._after_command()
 
     def question_intents(self) -> frozenset[str]:
-        """What can be said while a question is open: the answers, and asides that
-        leave it open (repeat, help, paging, the game's queries)."""
+        """What can be said while a question is open: the answers, and asides that leave it
+        open (repeat, help, paging, the game's queries).  The asked command said again is
+        heard apart (``_said_again``), so the question's grammar stays small."""
         queries: frozenset[str] = getattr(self.session.referee, "queries", frozenset())
         return CONFIRM_INTENTS | QUESTION_ASIDES | (frozenset(queries) & self.session.legal_intents())
 
+    def _from_another_seat(self, pending: Pending, segment: Segment, answer: str | None,
+                           command: Command | None) -> bool:
+        """A line while ``pending`` waits, as ``pending.other_seat`` says; True when it was
+        taken here (refused on its own, ignored, or the table took the command back)."""
+        refused = answer is None and command is not None and self._who(command, segment) != "take"
+        other = other_seat(owner=pending.seat, speaker=segment.seat if segment.phone else None,
+                           answer=answer, refused=refused)
+        if other is Other.REFUSE_ALONE:
+            assert command is not None
+            self._stop_for_seat(command, segment)   # the pending command keeps its window
+        elif other is Other.TAKE_BACK:
+            self.pendings.close()
+            self.state = LoopState.LISTENING
+            self.undone += 1
+            self._earcon("understood")
+            said = [self._phrase("pending-taken-back", name=seat_name(self.session, segment.seat or 0))]
+            self._speak(said, remember=False)
+            self._tell_owner(pending, said)
+            self._after_command()
+        return other is not Other.OWN
+
     def _hear_answer(self, segment: Segment) -> None:
+        pending = self.pendings.current
+        if pending is None:
+            return
+        another = segment.phone and pending.seat is not None and segment.seat != pending.seat
+        if another and self._refused_first(segment, self.ears.first(segment, self.listening_grammar(None))):
+            return   # another seat's command it may not give: refused at once, the question stays
         command = self._decode_as(segment, self.question_intents())
+        if command is None and another:
+            hyp = self._decode_line(segment, self.listening_grammar(None))
+            if hyp is None:
+                return   # nothing heard, or refused from the fast hearing already
+            _, rest = self.ears.split_wake(hyp)
+            line = self.ears.command(rest) if rest.strip() else None
+            if line is None or not self._from_another_seat(pending, segment, None, line):
+                self._chatter()   # another seat's talk is no answer to this seat's question
+            return
         if command is None:
-            self._prompts += 1
-            if self._prompts > self.settings.max_yes_or_no_prompts:
-                self._timeout()   # talk that is no answer, again and again: the question closes
-                return
-            self._earcon("not-understood")
-            end = self._speak([self._phrase("confirm-yes-or-no")], remember=False)
-            # the prompt takes its own time, but does not start the timeout afresh
-            self._deadline = max(self._deadline or end, end + self.settings.answer_seconds)
+            command = self._said_again(segment, pending)
+        if command is None:
+            self._unheard_answer(pending)
+            return
+        intent = command.intent
+        answer = answer_again(answer=intent if intent in CONFIRM_INTENTS else None,
+                              heard=command.canonical, asked=pending.command.canonical)
+        if self._from_another_seat(pending, segment, answer, None):
             return
         self._earcon("understood")
-        pending, intent = self.pending, command.intent
-        if intent == "repeat":
+        if answer == "yes" and intent not in CONFIRM_INTENTS:
+            self.repeated += 1   # the command said again: a yes the recognizer cannot miss
+        elif intent == "repeat":
             self._ask()
             return
-        if intent == "help":
+        elif intent == "help":
             end = self._speak([self._phrase("confirm-help", command=self._said_form())], remember=False)
-            self._deadline = end + self.voice.confirm_timeout_seconds
+            self.pendings.change(deadline=end + self.voice.confirm_timeout_seconds)
             return
-        if intent not in CONFIRM_INTENTS:   # a query: answered, the question stays open
+        elif intent not in CONFIRM_INTENTS:   # a query, or another command of its kind
+            if intent == pending.command.intent:
+                self.pendings.change(command=command)   # the player's correction: asked again
+                self._ask()
+                return
             reply = self._execute(command, segment)
             end = self._speak(reply.public, remember=False) if reply.public else self.now()
-            self._deadline = end + self.voice.confirm_timeout_seconds
+            self.pendings.change(deadline=end + self.voice.confirm_timeout_seconds)
             return
-        source = self.pending_from
-        self.pending, self.pending_from, self._deadline = None, None, None
+        self.pendings.close()
         self.state = LoopState.LISTENING
-        if intent == "yes" and pending is not None:
-            self._apply(pending, source=source)
+        if answer == "yes":
+            self._apply(pending.command, source=pending.segment)
         else:
             self._speak([self._phrase("confirm-cancelled")], remember=False)
         self._after_command()
+
+    def _said_again(self, segment: Segment, pending: Pending) -> Command | None:
+        """A line that was no answer, heard as the asked command's kind: the asked command said
+        again is a yes (``policy.answer_again``), another of its kind a correction."""
+        command = self._decode_as(segment, frozenset({pending.command.intent}))
+        return command if command is not None and command.intent == pending.command.intent else None
+
+    def _unheard_answer(self, pending: Pending) -> None:
+        """Something was said to the question that is no yes or no the referee heard."""
+        prompts = pending.prompts + 1
+        self.pendings.change(prompts=prompts, unheard=True)
+        if prompts > self.settings.max_yes_or_no_prompts or pending.asked_again:
+            self._timeout()   # asked once more, then closed, saying what was cancelled
+            return
+        self._earcon("not-understood")
+        end = self._speak([self._phrase("confirm-yes-or-no")], remember=False)
+        # the prompt takes its own time, but does not start the timeout afresh
+        self.pendings.change(deadline=max(pending.deadline or end, end + self.settings.answer_seconds))
 
     def _hear_during_hold(self, segment: Segment) -> None:
         """While an echoed command waits, as ``policy.during_hold`` says: yes applies it now,
         no / undo / cancel takes it back, repeat says the echo again, the same command said
         again applies it once, another of its kind replaces it, any other command closes the
-        window first (the held one is applied), chatter changes nothing."""
-        hyp = self.ears.decode(segment, self.listening_grammar(None))
+        window first (the held one is applied), chatter changes nothing.  A line from another
+        seat is taken as ``pending.other_seat`` says first."""
+        pending = self.pendings.current
+        hyp = self._decode_line(segment, self.listening_grammar(None))
         woke, rest = self.ears.split_wake(hyp)
-        if hyp is None or not rest.strip() or self.pending is None:
+        if hyp is None or not rest.strip() or pending is None:
             return
         self._caption(hyp.text)
-        pending = self.pending
+        held = pending.command
         answer = self.ears.answer(rest, HOLD_ANSWERS)
+        command = self.ears.command(rest) if answer is None else None
+        if self._from_another_seat(pending, segment, answer.intent if answer else None, command):
+            return
         if answer is not None:
             self._earcon("understood")
-            verdict = during_hold(answer=answer.intent, heard=None, heard_intent=None, held=pending.canonical,
-                                  held_intent=pending.intent, acceptable=False)
+            verdict = during_hold(answer=answer.intent, heard=None, heard_intent=None, held=held.canonical,
+                                  held_intent=held.intent, acceptable=False)
             if verdict is HoldTake.ECHO_AGAIN:
                 self._hold()
             else:
                 self._end_hold(apply=verdict is HoldTake.APPLY_NOW)
             return
-        command = self.ears.command(rest)
-        same_kind = command is not None and command.intent == pending.intent
+        same_kind = command is not None and command.intent == held.intent
         verdict = during_hold(
             answer=None, heard=command.canonical if command else None,
-            heard_intent=command.intent if command else None, held=pending.canonical,
-            held_intent=pending.intent, acceptable=same_kind and command is not None and self.ears.acceptable(command))
+            heard_intent=command.intent if command else None, held=held.canonical,
+            held_intent=held.intent, acceptable=same_kind and command is not None and self.ears.acceptable(command))
         if command is None or verdict is HoldTake.KEEP:
             return   # chatter, or a correction the rules refuse: the held command keeps waiting
         hearing = Hearing(sure=hyp.sure, addressed=woke or segment.phone, repeated=self._repeated(command),
@@ -163,7 +251,7 @@ class Conversation(LoopCore):
             self._end_hold(apply=True)
         elif verdict is HoldTake.REPLACE:
             self.corrected += 1
-            self.pending, self.pending_from, self._deadline = None, None, None
+            self.pendings.close()
             self.state = LoopState.LISTENING
             self._route(command, hearing)
         else:
@@ -173,11 +261,10 @@ class Conversation(LoopCore):
 
     def _end_hold(self, *, apply: bool) -> None:
         """Close the undo window at once: apply the held command, or take it back."""
-        pending, source = self.pending, self.pending_from
-        self.pending, self.pending_from, self._deadline = None, None, None
+        pending = self.pendings.close()
         self.state = LoopState.LISTENING
         if apply and pending is not None:
-            self._apply(pending, source=source)
+            self._apply(pending.command, source=pending.segment)
         else:
             self.undone += 1
             self._speak([self._phrase("confirm-cancelled")], remember=False)
@@ -187,99 +274,31 @@ class Conversation(LoopCore):
         self._settle_verdict()   # the window closes only on a verdict
         if self.state is not LoopState.HOLDING:
             return
-        pending, source, closed = self.pending, self.pending_from, self._deadline
-        self.pending, self.pending_from, self._deadline = None, None, None
-        if pending is not None and closed is not None:
-            self._released = (pending.canonical, closed)
+        pending = self.pendings.close()
+        if pending is not None and pending.deadline is not None:
+            self._released = (pending.command.canonical, pending.deadline)
         self.state = LoopState.LISTENING
         if pending is not None:
             self.released += 1
-            self._apply(pending, at=at, source=source)
+            self._apply(pending.command, at=at, source=pending.segment)
 
-    def _timeout(self, at: float | None = None) -> None:
-        self.pending, self.pending_from, self._deadline = None, None, None
+    def _timeout(self, at: float | None = None, *, final: bool = False) -> None:
+        """The question's time is up.  When the player said something the referee could not
+        hear as yes or no, it says so and asks once more (unless the input ended: ``final``);
+        else it cancels, saying what."""
+        pending = self.pendings.current
+        if pending is not None and pending.unheard and not pending.asked_again and not final:
+            end = self._speak([self._phrase("confirm-not-caught", command=self._said_form())],
+                              remember=False, at=at)
+            self.pendings.change(asked_again=True, prompts=0,
+                                 deadline=end + self.voice.confirm_timeout_seconds)
+            return
+        self.pendings.close()
         self.state = LoopState.LISTENING
-        self._speak([self._phrase("confirm-timeout")], remember=False, at=at)
+        if pending is not None and pending.question == "confirm-did-you-ask" and not pending.unheard:
+            self._after_command()   # "Did you ask ...?" met with silence: it was table talk
+            return
+        key = "confirm-not-caught-cancelled" if pending is not None and pending.unheard else "confirm-timeout"
+        said = self._said_form(pending.command, capital=False) if pending is not None else ""
+        self._speak([self._phrase(key, command=said)], remember=False, at=at)
         self._after_command()
-
-    def _execute(self, command: Command, source: Segment | None) -> Reply:
-        self.applying_from = source
-        try:
-            return self.session.execute(command)
-        finally:
-            self.applying_from = None
-
-    def _apply(self, command: Command, at: float | None = None, source: Segment | None = None) -> None:
-        """Apply ``command``, heard in ``source`` (None: typed); ``applying_from`` says so meanwhile."""
-        reply = self._execute(command, source)
-        extra: list[str] = []
-        if reply.accepted:
-            self.hints.succeeded()
-        elif reply.logged:   # refused by the rules: a failure too
-            usage = getattr(self.session, "usage_line", None)
-            extra = self.hints.failed(usage(command.intent) if usage is not None else None, self._moment_help)
-        if reply.public or extra:
-            self._speak(reply.public + extra, remember=True, at=at)
-            if extra:
-                self.speaking.last_said = list(reply.public)
-        if reply.quit or self.session.over:
-            self.state = LoopState.DONE
-        else:
-            self._after_command()
-
-    def _failed(self, said: list[str], usage: str | None) -> None:
-        """A command addressed to the referee was not understood: say so, with a hint
-        after two failures in a row."""
-        self._speak(said + self.hints.failed(usage, self._moment_help), remember=False)
-
-    def _moment_help(self) -> str:
-        reply = self.session.execute(Command("help", "help", {}, "help"))
-        return reply.public[0] if reply.public else self._phrase("usage-help")
-
-    def _usage_for(self, text: str) -> str | None:
-        find = getattr(self.session, "usage_key", None)
-        key = find(text) if find is not None else None
-        return self._phrase(key[0], **key[1]) if key is not None else None
-
-    def _typed_line(self, line: str) -> None:
-        text = line.strip()
-        if not text or text.startswith("#"):
-            return
-        if self.voices is not None and self.voices.typed(text):
-            return
-        if self.state is LoopState.HOLDING:
-            self._release_hold()   # a typed line closes the window: the held command first
-            if self.done:
-                return
-        reply = self.session.handle(text)
-        if reply.public:
-            self._speak(reply.public)
-        if reply.quit or self.session.over:
-            self.state = LoopState.DONE
-
-    def _after_command(self) -> None:
-        if self.state is LoopState.LISTENING and self.gated:
-            self.state = LoopState.DORMANT
-
-    def _control(self, intent: str) -> None:
-        """A voice control: volume and rate as ``voice_controls.step`` says; pausing."""
-        self.voice.volume, self.voice.rate_wpm, key = step(intent, self.voice.volume, self.voice.rate_wpm,
-                                                           self.settings)
-        if intent == "stop listening":
-            self._speak([self._phrase(key)], remember=False)
-            self.state = LoopState.PAUSED
-            return
-        if intent == "start listening":
-            self.state = LoopState.LISTENING
-        self._speak([self._phrase(key)], remember=False)
-        self._after_command()
-
-    def _heard_seat(self) -> tuple[bool, int | None]:
-        """For the session's log: (a voice command, the seat that said it or None)."""
-        segment = self.applying_from
-        if segment is not None and segment.phone:
-            return True, segment.seat
-        if self.voices is not None:
-            return self.voices.heard_seat(segment)
-        return False, None
-

@@ -2,34 +2,35 @@
 
 ``ListenLoop`` (``listen.py``) is one state machine; its work is split by concern:
 ``routing.py`` takes one utterance through the stages (admit, who spoke, hear,
-decide), ``conversation.py`` holds the pending command (the question, the echo,
-its undo window and the second engine's verdict) and applies commands.  This base
-declares the state they share and the acts they all use (speak, a sound, a caption,
-silence); each part calls the others only through the names declared here.
+decide), ``conversation.py`` holds the question, the echo and its window,
+``applying.py`` applies commands.  The pending command is a value with one owner
+(``pending.py``).  This base declares the state they share, the acts they all use
+(speak, a sound, a caption, silence) and, as abstract methods, what each part
+provides to the others: a part calls another only through those names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...command import Command
 from ...session import CONTROLS, Reply, Session
-from ..base import Recognizer, Segment, VoiceSettings
+from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Recognizer, Segment, VoiceSettings
 from .captions import Captions
 from .clock import LoopClock
 from .ears import Ears
 from .gate import Gate
 from .hints import Hints
+from .pending import Pending, Pendings
 from .policy import Hearing
+from .ports import PhoneHeard, VoiceRuling
 from .settings import LoopSettings
 from .speaking import Speaking
 from .verify import Verification
-
-if TYPE_CHECKING:
-    from ..voices.voice_turns import VoiceTurns
 
 #: the answers to "... Is that right?"
 CONFIRM_INTENTS = frozenset({"yes", "no", "cancel", "repeat"})
@@ -65,14 +66,11 @@ class Discarded:
     reason: str  # "half-duplex", "not-armed", "paused", "chatter"
 
 
-#: a phone's utterance answered: (seat, what was heard or None, what the referee said)
-PhoneHeard = Callable[[int, str | None, list[str]], None]
-
 _COUNTS = ("asked", "held", "undone", "released", "repeated", "corrected", "trimmed", "chatter",
            "verified", "withdrawn")
 
 
-class LoopCore:
+class LoopCore(ABC):
     """The loop's shared state (set by ``ListenLoop.__init__``) and shared acts."""
 
     session: Session
@@ -86,19 +84,15 @@ class LoopCore:
     gate: Gate
     hints: Hints
     state: LoopState
-    pending: Command | None
-    #: the utterance a pending command was heard in (its echo or question answers it)
-    pending_from: Segment | None
+    #: the owner of the pending command (its question or echo, seat, deadline, verdict)
+    pendings: Pendings
     #: while a command is applied: the utterance it was heard in (None: typed)
     applying_from: Segment | None
     discarded: list[Discarded]
     heard_segments: int
     current: Segment | None
-    voices: VoiceTurns | None
+    voices: VoiceRuling | None
     on_phone: PhoneHeard | None
-    _deadline: float | None
-    _verification: Verification | None
-    _prompts: int
     _unanswered: tuple[str, float] | None
     _released: tuple[str, float] | None
     _heard_text: str | None
@@ -116,36 +110,114 @@ class LoopCore:
     verified: int
     withdrawn: int
 
-    if TYPE_CHECKING:   # the parts' names for each other (defined in routing.py and conversation.py)
-        @property
-        def captions(self) -> Captions: ...
-        @property
-        def gated(self) -> bool: ...
-        @property
-        def done(self) -> bool: ...
-        @property
-        def last_said(self) -> list[str]: ...
-        def now(self) -> float: ...
-        def _timers(self, t: float) -> None: ...
-        def _on_a_phone(self, segment: Segment) -> bool: ...
-        def listening_grammar(self, intents: Any = None, *, bare_wake: bool = True) -> Any: ...
-        def wake_grammar(self) -> Any: ...
-        def recognition_grammar(self, intents: Any) -> Any: ...
-        def _route(self, command: Command, hearing: Hearing) -> None: ...
-        def _rearm(self) -> None: ...
-        def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None: ...
-        def _ask(self, key: str = "confirm-ask") -> None: ...
-        def _hold(self) -> None: ...
-        def _apply(self, command: Command, at: float | None = None, source: Segment | None = None) -> None: ...
-        def _execute(self, command: Command, source: Segment | None) -> Reply: ...
-        def _failed(self, said: list[str], usage: str | None) -> None: ...
-        def _usage_for(self, text: str) -> str | None: ...
-        def _control(self, intent: str) -> None: ...
-        def _settle_verdict(self) -> None: ...
-        def _hear_answer(self, segment: Segment) -> None: ...
-        def _hear_during_hold(self, segment: Segment) -> None: ...
-        def _after_command(self) -> None: ...
-        def question_intents(self) -> frozenset[str]: ...
+    # -- what each part provides to the others (routing.py, conversation.py, applying.py,
+    #    listen.py): an explicit interface, checked when ``ListenLoop`` is made
+    @abstractmethod
+    def _timers(self, t: float) -> None: ...
+    @abstractmethod
+    def _on_a_phone(self, segment: Segment) -> bool: ...
+    @abstractmethod
+    def _route(self, command: Command, hearing: Hearing) -> None: ...
+    @abstractmethod
+    def _stop_for_seat(self, command: Command, segment: Segment | None) -> bool: ...
+    @abstractmethod
+    def _decode_line(self, segment: Segment, grammar: RecognitionGrammar) -> Hypothesis | None: ...
+    @abstractmethod
+    def _refused_first(self, segment: Segment, first: FirstHearing | None) -> bool: ...
+    @abstractmethod
+    def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None: ...
+    @abstractmethod
+    def _rearm(self) -> None: ...
+    @abstractmethod
+    def _ask(self, key: str = "confirm-ask") -> None: ...
+    @abstractmethod
+    def _hold(self) -> None: ...
+    @abstractmethod
+    def _release_hold(self, at: float | None = None) -> None: ...
+    @abstractmethod
+    def _settle_verdict(self) -> None: ...
+    @abstractmethod
+    def _hear_answer(self, segment: Segment) -> None: ...
+    @abstractmethod
+    def _hear_during_hold(self, segment: Segment) -> None: ...
+    @abstractmethod
+    def question_intents(self) -> frozenset[str]: ...
+    @abstractmethod
+    def _apply(self, command: Command, at: float | None = None, source: Segment | None = None) -> None: ...
+    @abstractmethod
+    def _execute(self, command: Command, source: Segment | None) -> Reply: ...
+    @abstractmethod
+    def _failed(self, said: list[str], usage: str | None) -> None: ...
+    @abstractmethod
+    def _usage_for(self, text: str) -> str | None: ...
+    @abstractmethod
+    def _control(self, intent: str) -> None: ...
+
+    # -- the loop's parts, as every part sees them ---------------------------------------
+    @property
+    def captions(self) -> Captions:
+        return self.speaking.captions
+
+    @captions.setter
+    def captions(self, captions: Captions) -> None:
+        self.speaking.captions = captions
+
+    @property
+    def last_said(self) -> list[str]:
+        return self.speaking.last_said
+
+    @property
+    def done(self) -> bool:
+        """The game ended or was quit: nothing more is heard."""
+        return self.state is LoopState.DONE
+
+    @property
+    def gated(self) -> bool:
+        return self.gate.gated
+
+    def now(self) -> float:
+        """Loop time: stream seconds (a file), or wall clock mapped onto the stream (a mic)."""
+        return self.clock.now()
+
+    def recognition_grammar(self, intents: Iterable[str] | None) -> RecognitionGrammar:
+        """The decoding grammar for ``intents`` (None: what is legal now), cached."""
+        return self.ears.recognition(intents)
+
+    def listening_grammar(self, intents: Iterable[str] | None = None, *,
+                          bare_wake: bool = True) -> RecognitionGrammar:
+        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them."""
+        return self.ears.listening(intents, bare_wake=bare_wake)
+
+    def wake_grammar(self) -> RecognitionGrammar:
+        """While dormant: the wake phrase alone or before a command, and the commands
+        legal now as competitors (a command without the wake phrase does not wake)."""
+        return self.ears.listening(None)
+
+    def _after_command(self) -> None:
+        if self.state is LoopState.LISTENING and self.gated:
+            self.state = LoopState.DORMANT
+
+    @property
+    def pending(self) -> Command | None:
+        """The command waiting for its answer or its window (None: nothing pending)."""
+        return self.pendings.command
+
+    @property
+    def pending_from(self) -> Segment | None:
+        """The utterance the pending command was heard in."""
+        current = self.pendings.current
+        return current.segment if current is not None else None
+
+    def _open(self, command: Command, segment: Segment | None,
+              verification: Verification | None = None) -> Pending:
+        """``command``, heard in ``segment``, is pending from now (its owner: that seat)."""
+        return self.pendings.open(Pending(command, segment, heard=self._heard_text, verification=verification))
+
+    def _tell_owner(self, pending: Pending | None, said: list[str]) -> None:
+        """What the referee said about ``pending`` also goes to the phone of the seat that
+        said it (``pending.py``), whoever spoke last."""
+        if pending is not None and pending.seat is not None and said and self.on_phone is not None:
+            self.on_phone(pending.seat, pending.heard, said)
 
     def _acting(self, command: Command) -> frozenset[int] | None:
         """The seats that may give ``command`` now (None: anyone; the lobby has no seats)."""

@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from ...command import Command
 from ...session import Session
 from ..base import (
     AudioSource,
@@ -45,6 +44,7 @@ from ..base import (
     Speaker,
     VoiceSettings,
 )
+from .applying import Applying
 from .captions import Captions, NoCaptions, StreamCaptions
 from .clock import LoopClock
 from .conversation import Conversation
@@ -55,20 +55,17 @@ from .core import (
     PAUSED_INTENTS,
     Discarded,
     LoopState,
-    PhoneHeard,
     Tick,
 )
 from .ears import Ears
 from .gate import Gate
 from .grammars import GrammarBuilder
 from .hints import Hints
+from .pending import Pendings
+from .ports import PhoneHeard, VoiceRuling
 from .routing import Routing
 from .settings import LoopSettings
 from .speaking import Speaking
-from .verify import Verification
-
-if TYPE_CHECKING:
-    from ..voices.voice_turns import VoiceTurns
 
 __all__ = ["ASIDES", "CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "LoopSettings", "LoopState",
            "StreamCaptions", "Tick"]
@@ -78,7 +75,7 @@ __all__ = ["ASIDES", "CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "
 _END = "\0end"
 
 
-class ListenLoop(Routing, Conversation):
+class ListenLoop(Routing, Conversation, Applying):
     """One table's listen loop around a ``Session``."""
 
     def __init__(self, session: Session, recognizer: Recognizer, speaker: Speaker,
@@ -99,24 +96,20 @@ class ListenLoop(Routing, Conversation):
         self.gate = Gate(self.settings)
         self.hints = Hints(self.settings.hint_after_failures)
         self.state = LoopState.DORMANT if self.gated else LoopState.LISTENING
-        self.pending: Command | None = None
-        #: the utterance a pending command was heard in (its echo or question answers it)
-        self.pending_from: Segment | None = None
+        #: the pending command's one owner (its question or echo, seat, deadline, verdict)
+        self.pendings = Pendings()
         #: while a command is applied: the utterance it was heard in (None: typed)
         self.applying_from: Segment | None = None
         self.discarded: list[Discarded] = []
         self.heard_segments = 0
         self.current: Segment | None = None   # the utterance being heard now
-        self.voices: VoiceTurns | None = None   # who is speaking (speech/voices/voice_turns.py)
+        self.voices: VoiceRuling | None = None   # who is speaking (speech/voices/voice_turns.py)
         #: a phone's utterance answered (voice play shows it on that phone)
         self.on_phone: PhoneHeard | None = None
         #: the seats holding a phone on the screens now (none without screens), and whether
         #: the screens serve phones at all (set by the screens when they attach)
         self.phone_seats: Callable[[], frozenset[int]] = frozenset
         self.phones_serve: Callable[[], bool] = lambda: False
-        self._deadline: float | None = None            # the question's timeout, or the undo window's end
-        self._verification: Verification | None = None  # the second engine's verdict on the echo
-        self._prompts = 0   # "Please say yes or no." said for the open question
         self._unanswered: tuple[str, float] | None = None   # met with silence, and when
         self._released: tuple[str, float] | None = None     # a held command applied as its window closed
         self._heard_text: str | None = None
@@ -134,14 +127,6 @@ class ListenLoop(Routing, Conversation):
 
     # -- what the loop is made of, as its callers see it --------------------------------
     @property
-    def captions(self) -> Captions:
-        return self.speaking.captions
-
-    @captions.setter
-    def captions(self, captions: Captions) -> None:
-        self.speaking.captions = captions
-
-    @property
     def speaker(self) -> Speaker:
         return self.speaking.speaker
 
@@ -150,30 +135,13 @@ class ListenLoop(Routing, Conversation):
         return self.speaking.failed
 
     @property
-    def last_said(self) -> list[str]:
-        return self.speaking.last_said
-
-    @property
     def failures(self) -> int:
         return self.hints.failures
-
-    @property
-    def done(self) -> bool:
-        """The game ended or was quit: nothing more is heard."""
-        return self.state is LoopState.DONE
-
-    @property
-    def gated(self) -> bool:
-        return self.gate.gated
 
     @property
     def quiet_from(self) -> float:
         """Loop time when the assistant's last sound and its deaf window end."""
         return self.clock.quiet_from
-
-    def now(self) -> float:
-        """Loop time: stream seconds (a file), or wall clock mapped onto the stream (a mic)."""
-        return self.clock.now()
 
     # -- inputs from other threads --------------------------------------------------------
     def press(self, t: float | None = None) -> None:
@@ -255,13 +223,16 @@ class ListenLoop(Routing, Conversation):
         self._deadline_if_due()
 
     def _deadline_if_due(self) -> None:
-        if self._deadline is None or self.now() <= self._deadline:
+        pending = self.pendings.current
+        if pending is None or pending.deadline is None or self.now() <= pending.deadline:
             return
         # in stream time the window closed (or the answer "came") at the deadline
-        at = None if self.clock.wall else self._deadline
+        at = None if self.clock.wall else pending.deadline
         if self.state is LoopState.CONFIRMING:
-            self._timeout(at=at)
-        elif self.state is LoopState.HOLDING and self._verification is None:
+            with self.speaking.aside() as said:
+                self._timeout(at=at)
+            self._tell_owner(pending, said)
+        elif self.state is LoopState.HOLDING and pending.verification is None:
             self._release_hold(at=at)
 
     # -- running --------------------------------------------------------------------------
@@ -316,29 +287,15 @@ class ListenLoop(Routing, Conversation):
         window closes (its verdict first)."""
         self._settle_verdict()
         if self.state is LoopState.CONFIRMING:
-            self._timeout()
+            self._timeout(final=True)
         elif self.state is LoopState.HOLDING:
             self._release_hold()
 
 
     # -- recognition -----------------------------------------------------------------------
-    def recognition_grammar(self, intents: Iterable[str] | None) -> RecognitionGrammar:
-        """The decoding grammar for ``intents`` (None: what is legal now), cached."""
-        return self.ears.recognition(intents)
-
     def wake_phrases(self) -> tuple[str, ...]:
         """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
         return self.ears.wake_phrases()
-
-    def listening_grammar(self, intents: Iterable[str] | None = None, *,
-                          bare_wake: bool = True) -> RecognitionGrammar:
-        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them."""
-        return self.ears.listening(intents, bare_wake=bare_wake)
-
-    def wake_grammar(self) -> RecognitionGrammar:
-        """While dormant: the wake phrase alone or before a command, and the commands
-        legal now as competitors (a command without the wake phrase does not wake)."""
-        return self.ears.listening(None)
 
     def next_grammar(self, *, for_completion: bool = False) -> RecognitionGrammar | None:
         """The grammar the next table utterance will be decoded with (None: it will not be

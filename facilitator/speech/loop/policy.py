@@ -58,6 +58,38 @@ A repeat that began inside the window but ended after it closed (the held
 command was applied meanwhile) is the same repeat: ``late_repeat`` says so, and
 nothing more is applied.
 
+A command or query that ``take`` met with silence gets a short answer when it was
+clearly said to this game (``short_answer``); table talk stays unanswered::
+
+    not clearly this game's (one engine's hearing alone, nothing of the grammar)
+                                            -> SILENCE
+    clearly this game's: a query of the game, heard unsure
+                                            -> DID_YOU_ASK ("Did you ask how many
+                                               candidates?", a question: yes answers it)
+    clearly this game's: a command the rules accept now, or an aside, heard unsure
+                                            -> SAY_AGAIN  ("Say again?"; said again, it is
+                                               *repeated* and heard as such)
+    a command the rules refuse now          -> SILENCE   (an illegal route heard unsure is
+                                               chatter far more often than a player)
+
+*Clearly this game's* (``Hearing.agreed``): both engines heard the same intent (the fast
+engine's first hearing and the two engines' verdict), though not sure of the words.  A
+free-text hearing matched to the nearest command by the grammar side comes in as the
+verdict's unsure hearing, so it counts when the fast engine heard that intent too.
+
+While a question is open (``answer_again``)::
+
+    yes / no / cancel / repeat              -> that answer
+    the asked command said again            -> yes (a yes the recognizer cannot miss)
+    anything else                           -> no answer (a query is answered, the question
+                                               stays open; talk is prompted for yes or no)
+
+A question is never cancelled for want of an answer the referee failed to hear
+without saying so: when it times out (or the prompts run out) after the player said
+something that was not heard as yes or no, the referee says "I didn't catch that.
+Send north east south west: yes or no?" and waits once more; a cancel says what was
+cancelled ("No answer, so cancelled: send north east south west.").
+
 When the second engine's verdict on a command echoed from the first hearing
 arrives (``after_verify``); nothing is applied before it::
 
@@ -94,6 +126,14 @@ class VerifyTake(str, Enum):
     WITHDRAW = "withdraw"
 
 
+class Short(str, Enum):
+    """What a command or query met with silence gets instead (``short_answer``)."""
+
+    SILENCE = "silence"
+    SAY_AGAIN = "say-again"
+    DID_YOU_ASK = "did-you-ask"
+
+
 class HoldTake(str, Enum):
     """What an utterance does to an implicitly echoed command waiting out its window."""
 
@@ -117,7 +157,9 @@ class Hearing:
     ``first``: the fast engine's hearing alone, before the two engines' verdict
     (never sure); ``can_be_sure``: the recognizer is ever sure (False in the light
     mode, pocketsphinx alone, where every hearing is unsure and a "no" said into an
-    undo window is missed in talk as often as the command was).
+    undo window is missed in talk as often as the command was); ``agreed``: both
+    engines heard this intent (the fast engine's first hearing and the verdict), so
+    the line was clearly said to this game even when neither is sure of the words.
     """
 
     sure: bool = False
@@ -125,6 +167,7 @@ class Hearing:
     repeated: bool = False
     first: bool = False
     can_be_sure: bool = True
+    agreed: bool = False
 
 
 def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
@@ -211,3 +254,28 @@ def after_verify(*, held: str, verified: str | None, sure: bool, aside: bool, ac
     if aside or not acceptable:
         return VerifyTake.WITHDRAW
     return VerifyTake.CORRECT
+
+
+def short_answer(*, clear: bool, aside: bool, acceptable: bool, query: bool) -> Short:
+    """The rule of the module docstring for a command ``take`` met with silence.
+
+    ``clear``: the line was clearly said to this game (``Hearing.agreed``); ``aside``:
+    it answers without changing the game; ``acceptable``: the rules would accept it now;
+    ``query``: it is one of the game's queries (asked back by name)."""
+    if not clear:
+        return Short.SILENCE
+    if query:
+        return Short.DID_YOU_ASK
+    if aside or acceptable:
+        return Short.SAY_AGAIN
+    return Short.SILENCE
+
+
+def answer_again(*, answer: str | None, heard: str, asked: str) -> str | None:
+    """The rule of the module docstring for a line heard while a question is open.
+
+    ``answer``: the line as yes / no / cancel / repeat, if it is one; ``heard``: its
+    canonical form; ``asked``: the asked command's canonical form."""
+    if answer is not None:
+        return answer
+    return "yes" if heard.lower() == asked.lower() else None

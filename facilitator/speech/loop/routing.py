@@ -12,7 +12,7 @@ from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Segment
 from ..voices.refusal import refuse
 from .core import CONFIRM_INTENTS, PAUSED_INTENTS, Discarded, LoopCore, LoopState
 from .half_duplex import admit, admit_pressed
-from .policy import Hearing, Take, addressed, late_repeat, take
+from .policy import Hearing, Short, Take, addressed, late_repeat, short_answer, take
 from .verify import Verification
 
 
@@ -119,9 +119,11 @@ class Routing(LoopCore):
             self.state = LoopState.LISTENING
         grammar = self.listening_grammar()
         first = self.ears.first(segment, grammar)
+        first_intent: str | None = None
         if first is not None:
             if self._echo_first(segment, grammar, first, armed):
                 return
+            first_intent = self._intent_of(first.hypothesis)
             hyp = self.ears.verify(segment, grammar, first)
         else:
             hyp = self.ears.decode(segment, grammar)
@@ -135,12 +137,20 @@ class Routing(LoopCore):
         if hyp is not None and hyp.text.strip():
             self._caption(hyp.text)
         self._understand(rest, hyp, addressed=addressed(woke=woke, sure=hyp is not None and hyp.sure,
-                                                        armed=armed))
+                                                        armed=armed), first_intent=first_intent)
+
+    def _intent_of(self, hyp: Hypothesis | None) -> str | None:
+        _, rest = self.ears.split_wake(hyp)
+        command = self.ears.command(rest) if hyp is not None and rest.strip() else None
+        return command.intent if command is not None else None
 
     def _echo_first(self, segment: Segment, grammar: RecognitionGrammar, first: FirstHearing,
                     armed: bool) -> bool:
         """Answer at once: an undoable command the fast engine heard is echoed now and verified
-        while the echo is said (``verify.py``).  False: wait for both engines as usual."""
+        while the echo is said (``verify.py``); a command a phone's seat may not give is
+        refused now.  False: wait for both engines as usual."""
+        if self._refused_first(segment, first):
+            return True
         hyp = first.hypothesis
         _, rest = self.ears.split_wake(hyp)
         command = self.ears.command(rest) if hyp is not None and rest.strip() else None
@@ -154,14 +164,40 @@ class Routing(LoopCore):
         self._caption(hyp.text)
         self._unanswered = None
         self._earcon("understood")
-        self.pending, self.pending_from = command, segment
         self.held += 1
-        self._verification = Verification(lambda: self.ears.verify(segment, grammar, first), self.now(),
-                                           threaded=self.clock.wall, cpu_scale=self.settings.verify_cpu_scale)
+        self._open(command, segment, Verification(lambda: self.ears.verify(segment, grammar, first), self.now(),
+                                                  threaded=self.clock.wall,
+                                                  cpu_scale=self.settings.verify_cpu_scale))
         self._hold()
         return True
 
-    def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool) -> None:
+    def _refused_first(self, segment: Segment, first: FirstHearing | None) -> bool:
+        """A seat's refusal at once: a phone's seat is certain, so a command the fast engine
+        heard that this seat may not give is refused without waiting for the second engine
+        (which is then not asked: nothing more is said).  True when it was refused."""
+        hyp = first.hypothesis if first is not None else None
+        if not segment.phone or hyp is None:
+            return False
+        _, rest = self.ears.split_wake(hyp)
+        command = self.ears.command(rest) if rest.strip() else None
+        if command is None or self._who(command, segment) != "refuse":
+            return False
+        self._caption(hyp.text)
+        self._stop_for_seat(command, segment)
+        return True
+
+    def _decode_line(self, segment: Segment, grammar: RecognitionGrammar) -> Hypothesis | None:
+        """``segment`` under ``grammar``, by both engines; None also when a phone's line was
+        refused from the fast hearing already (``_refused_first``)."""
+        first = self.ears.first(segment, grammar) if segment.phone else None
+        if first is None:
+            return self.ears.decode(segment, grammar)
+        if self._refused_first(segment, first):
+            return None
+        return self.ears.verify(segment, grammar, first)
+
+    def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool,
+                    first_intent: str | None = None) -> None:
         """Words heard while listening: chatter is met with silence, commands by how
         sure the hearing was and how costly a mistake would be (see ``_route``)."""
         if hyp is None or not text.strip():
@@ -181,7 +217,8 @@ class Routing(LoopCore):
             self._rearm()
             return
         self._route(command, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(command),
-                                     can_be_sure=self.ears.can_be_sure))
+                                     can_be_sure=self.ears.can_be_sure,
+                                     agreed=first_intent == command.intent))
 
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
@@ -205,12 +242,12 @@ class Routing(LoopCore):
         if verdict is Take.CHATTER:
             if aside or confirm == "always":   # remembered: said again soon, it is heard
                 self._unanswered = (command.canonical.lower(), self.now())
-            self._chatter()   # an aside heard unsure; "yes" with nothing asked; an illegal route
+            self._short_answer(command, hearing, aside=aside, acceptable=acceptable)
             return
         self._unanswered = None
         if verdict in (Take.ASK, Take.HOLD):
             self._earcon("understood")
-            self.pending, self.pending_from = command, self.current
+            self._open(command, self.current)
             if verdict is Take.ASK:
                 self.asked += 1
                 self._ask()
@@ -219,6 +256,24 @@ class Routing(LoopCore):
                 self._hold()
         else:
             self._command(command)
+
+    def _short_answer(self, command: Command, hearing: Hearing, *, aside: bool, acceptable: bool) -> None:
+        """A command or query met with silence so far (``take`` said chatter): clearly this
+        game's, it gets a short answer (``policy.short_answer``); table talk stays silent."""
+        queries: frozenset[str] = getattr(self.session.referee, "queries", frozenset())
+        short = short_answer(clear=hearing.agreed, aside=aside, acceptable=acceptable,
+                             query=command.intent in queries and command.intent not in ("help", "read rules"))
+        if short is Short.SILENCE:
+            self._chatter()   # an aside heard unsure; "yes" with nothing asked; an illegal route
+        elif short is Short.DID_YOU_ASK:
+            self._earcon("understood")
+            self.asked += 1
+            self._open(command, self.current)
+            self._ask("confirm-did-you-ask")
+        else:
+            self._earcon("not-understood")
+            self._speak([self._phrase("say-again")], remember=False)
+            self._after_command()
 
     def _stop_for_seat(self, command: Command, segment: Segment | None) -> bool:
         """A stranger's voice is chatter; a role's command from another seat (its phone, or

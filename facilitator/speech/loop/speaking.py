@@ -9,7 +9,8 @@ would take to say at the current rate, so the loop's timing stays what a table g
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ...errors import FacilitatorError
 from ..base import Speaker, VoiceSettings
@@ -92,3 +93,14 @@ class Speaking:
         """The sentences said since ``collect``; collecting stops."""
         said, self.collected = self.collected or [], None
         return said
+
+    @contextmanager
+    def aside(self) -> Iterator[list[str]]:
+        """Keep the sentences said inside the block apart (they belong to another seat's
+        phone than the one being answered); collecting goes on as before after it."""
+        outer, self.collected = self.collected, []
+        kept = self.collected
+        try:
+            yield kept
+        finally:
+            self.collected = outer

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from ...command import Command
 from ...session import Reply
 from ..base import Segment
+from ..loop.ports import Ruling, TableLoop
 from .refusal import refuse, seat_name
 from .speakers import (
     DEFAULT,
@@ -46,9 +47,6 @@ from .speakers import (
 )
 from .voiceprints import Voiceprints
 
-if TYPE_CHECKING:
-    from ..loop.listen import ListenLoop
-
 #: settings ``[listening] voices`` / ``--voices``
 MODES = ("auto", "on", "off")
 #: an enrollment line shorter than this (voiced seconds) is asked again
@@ -57,15 +55,12 @@ MIN_ENROLL_SECONDS = 0.7
 MAX_NO_SECONDS = 0.9
 _ENROL = re.compile(r"^\s*enrol{1,2}(?:\s+seat)?\s+(\d+)\s*$", re.IGNORECASE)
 
-Ruling = Literal["take", "chatter", "refuse"]
-
-
 class Embeds(Protocol):
     def embed(self, pcm: bytes) -> np.ndarray: ...
 
 
 class VoiceTurns:
-    def __init__(self, loop: ListenLoop, embedder: Embeds, prints: Voiceprints,
+    def __init__(self, loop: TableLoop, embedder: Embeds, prints: Voiceprints,
                  limits: Limits = DEFAULT) -> None:
         self.loop = loop
         self.embedder = embedder
@@ -89,7 +84,7 @@ class VoiceTurns:
         loop.game_session.learns_voices = True   # the seats' screens offer "Learn my voice"
 
     @classmethod
-    def attach(cls, loop: ListenLoop, mode: str, *, second_engine: str | None = None,
+    def attach(cls, loop: TableLoop, mode: str, *, second_engine: str | None = None,
                warn: Callable[[str], None] | None = None,
                embedder: Embeds | None = None) -> VoiceTurns | None:
         """Voice turns for ``loop`` under ``mode`` (``auto``: on when the speakers extra is
