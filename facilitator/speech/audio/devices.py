@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import DeviceError, SpeechError
 from ..base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from ..voices.direction import Geometry
 
 _TAPS = 63  # low-pass filter length; odd, so the filter has a whole-sample delay
 _DELAY = (_TAPS - 1) // 2
@@ -74,36 +75,57 @@ def to_pcm16(samples: np.ndarray) -> bytes:
     return np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
 
 
-def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
-    """Interleaved PCM of any width/channels/rate -> 16 kHz mono int16."""
+def _samples(data: bytes, width: int) -> np.ndarray:
+    """Interleaved PCM of any width as float samples in int16 units."""
     if width == 1:
-        samples = (np.frombuffer(data, dtype=np.uint8).astype(np.float64) - 128) * 256
-    elif width == 2:
-        samples = np.frombuffer(data, dtype="<i2").astype(np.float64)
-    elif width == 3:
+        return (np.frombuffer(data, dtype=np.uint8).astype(np.float64) - 128) * 256
+    if width == 2:
+        return np.frombuffer(data, dtype="<i2").astype(np.float64)
+    if width == 3:
         raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3)
         ints = (raw[:, 0].astype(np.int32) | (raw[:, 1].astype(np.int32) << 8)
                 | (raw[:, 2].astype(np.int32) << 16))
         ints = np.where(ints >= 1 << 23, ints - (1 << 24), ints)
-        samples = ints.astype(np.float64) / 256
-    elif width == 4:
-        samples = np.frombuffer(data, dtype="<i4").astype(np.float64) / 65536
-    else:
-        raise ValueError(f"unsupported sample width {width}")
-    if channels > 1:
-        usable = len(samples) // channels * channels
-        samples = samples[:usable].reshape(-1, channels).mean(axis=1)
+        return ints.astype(np.float64) / 256
+    if width == 4:
+        return np.frombuffer(data, dtype="<i4").astype(np.float64) / 65536
+    raise ValueError(f"unsupported sample width {width}")
+
+
+def _to_16k(samples: np.ndarray, rate: int) -> np.ndarray:
     if rate == SAMPLE_RATE:
-        return to_pcm16(samples)
+        return samples
     expected = round(len(samples) * SAMPLE_RATE / rate)
     # zeros after the end flush the filter so the last samples come out too
     flush = np.zeros(_DELAY + int(rate / SAMPLE_RATE) + 2)
-    out = Resampler(rate).process(np.concatenate([samples, flush]))
-    return to_pcm16(out[:expected])
+    return Resampler(rate).process(np.concatenate([samples, flush]))[:expected]
 
 
-def read_wav(path: str | Path) -> bytes:
-    """Read any PCM WAV file as 16 kHz mono int16 bytes; SpeechError if it is not one."""
+def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
+    """Interleaved PCM of any width/channels/rate -> 16 kHz mono int16."""
+    samples = _samples(data, width)
+    if channels > 1:
+        usable = len(samples) // channels * channels
+        samples = samples[:usable].reshape(-1, channels).mean(axis=1)
+    return to_pcm16(_to_16k(samples, rate))
+
+
+def convert_channels(data: bytes, rate: int, channels: int, width: int, pick: list[int]) -> list[bytes]:
+    """Channels ``pick`` of interleaved PCM of any width/rate, each as 16 kHz mono int16."""
+    samples = _samples(data, width)
+    usable = len(samples) // channels * channels
+    table = samples[:usable].reshape(-1, channels)
+    return [to_pcm16(_to_16k(table[:, c], rate)) for c in pick]
+
+
+def interleave(channels: list[bytes]) -> bytes:
+    """Mono int16 channels of one length -> interleaved int16."""
+    stacked = np.stack([np.frombuffer(c, dtype="<i2") for c in channels], axis=1)
+    return stacked.astype("<i2").tobytes()
+
+
+def _open_wav(path: str | Path) -> tuple[int, int, int, bytes]:
+    """A PCM WAV file's rate, channels, sample width and frames; SpeechError if it is not one."""
     try:
         with wave.open(str(path), "rb") as w:
             rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
@@ -116,10 +138,31 @@ def read_wav(path: str | Path) -> bytes:
         raise SpeechError(f"{str(path)!r} is not a PCM WAV file ({exc})") from None
     if rate <= 0 or channels <= 0:
         raise SpeechError(f"{str(path)!r} has a broken WAV header")
+    return rate, channels, width, data
+
+
+def read_wav(path: str | Path) -> bytes:
+    """Read any PCM WAV file as 16 kHz mono int16 bytes; SpeechError if it is not one."""
+    rate, channels, width, data = _open_wav(path)
     try:
         return convert(data, rate, channels, width)
     except ValueError as exc:
         raise SpeechError(f"{str(path)!r}: {exc}") from None
+
+
+def read_array_wav(path: str | Path, geometry: Geometry) -> tuple[bytes, bytes]:
+    """A recorded table at a microphone array: (the voice channel as 16 kHz mono int16, the
+    raw microphones interleaved at 16 kHz); SpeechError when the file has too few channels."""
+    rate, channels, width, data = _open_wav(path)
+    if channels < geometry.input_channels:
+        raise SpeechError(f"{str(path)!r} has {channels} channel(s); the {geometry.name} array needs "
+                          f"{geometry.input_channels} (its microphones on channels "
+                          f"{', '.join(str(c) for c in geometry.channels)})")
+    try:
+        voice, *raw = convert_channels(data, rate, channels, width, [geometry.voice_channel, *geometry.channels])
+    except ValueError as exc:
+        raise SpeechError(f"{str(path)!r}: {exc}") from None
+    return voice, interleave(raw)
 
 
 def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
@@ -131,31 +174,44 @@ def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
         w.writeframes(pcm)
 
 
-def frames_of(pcm: bytes, start: float = 0.0) -> Iterator[Frame]:
-    """Cut 16 kHz mono int16 ``pcm`` into whole frames (the last one zero-padded)."""
+def frames_of(pcm: bytes, start: float = 0.0, raw: bytes = b"") -> Iterator[Frame]:
+    """Cut 16 kHz mono int16 ``pcm`` into whole frames (the last one zero-padded), with the
+    array's interleaved ``raw`` microphones beside it when given."""
+    microphones = len(raw) // len(pcm) if raw and pcm else 0
     for offset in range(0, len(pcm), FRAME_BYTES):
         chunk = pcm[offset: offset + FRAME_BYTES]
-        yield Frame(chunk.ljust(FRAME_BYTES, b"\0"), start + offset / (SAMPLE_RATE * SAMPLE_WIDTH))
+        beside = raw[offset * microphones: (offset + FRAME_BYTES) * microphones].ljust(
+            FRAME_BYTES * microphones, b"\0")
+        yield Frame(chunk.ljust(FRAME_BYTES, b"\0"), start + offset / (SAMPLE_RATE * SAMPLE_WIDTH), beside)
 
 
 class WavSource:
     """An AudioSource reading a WAV file, then ``trailing_seconds`` of silence.
 
     The silence lets an endpointer close the last utterance.  ``realtime=True``
-    paces the frames like a microphone would.
+    paces the frames like a microphone would.  With ``array`` the file is a table
+    recorded at that microphone array (its channels as the array gives them): the
+    recognizer hears the array's voice channel and each frame carries the raw
+    microphones, so the recording plays back with its directions.
     """
 
-    def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0) -> None:
+    def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0,
+                 array: Geometry | None = None) -> None:
         self.path = Path(path)
         self.realtime = realtime
-        self.pcm = read_wav(path)
+        self.raw = b""
+        if array is None:
+            self.pcm = read_wav(path)
+        else:
+            self.pcm, self.raw = read_array_wav(path, array)
         self.trailing_seconds = trailing_seconds
         self._closed = False
 
     def frames(self) -> Iterator[Frame]:
         silence = bytes(int(self.trailing_seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+        microphones = len(self.raw) // len(self.pcm) if self.raw and self.pcm else 0
         began = time.monotonic()
-        for frame in frames_of(self.pcm + silence):
+        for frame in frames_of(self.pcm + silence, raw=self.raw + silence * microphones):
             if self._closed:
                 return
             if self.realtime:
@@ -242,11 +298,13 @@ class MicSource:
     ``channel`` (0-based): open the input at its own channel count and keep that one
     channel (a microphone array's processed channel, such as a ReSpeaker USB array's
     channel 0); None opens it mono (the system mixes the channels down).
+    ``array`` (a microphone array's geometry): open every channel, hear the array's voice
+    channel (or ``channel``), and carry the raw microphones in each frame (``Frame.raw``).
     Raises DeviceError when there is no input device, no such channel, or PortAudio is missing.
     """
 
     def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000,
-                 channel: int | None = None) -> None:
+                 channel: int | None = None, array: Geometry | None = None) -> None:
         sd = _sounddevice()
         index = find_device(device, "input")
         info = sd.query_devices(index)
@@ -256,8 +314,16 @@ class MicSource:
         if channel is not None and not 0 <= channel < available:
             raise DeviceError(f"microphone {self.name!r} has {available} channel(s), 0 to {available - 1}; "
                               f"there is no channel {channel}")
-        self.channels = available if channel is not None else 1
-        self.channel = channel or 0
+        if array is not None and available < array.input_channels:
+            raise DeviceError(f"microphone {self.name!r} has {available} channel(s); the {array.name} array "
+                              f"needs {array.input_channels} (is devices.input the array?)")
+        if array is not None:   # the array's own layout (a plug device offers many more)
+            self.channels = max(array.input_channels, (channel or 0) + 1)
+        else:
+            self.channels = available if channel is not None else 1
+        self.channel = channel if channel is not None else (array.voice_channel if array is not None else 0)
+        self.array = array
+        self._raw_resamplers = [Resampler(self.rate) for _ in (array.channels if array is not None else ())]
         self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._resampler = Resampler(self.rate)
         self._t = 0.0
@@ -277,6 +343,8 @@ class MicSource:
 
     def frames(self) -> Iterator[Frame]:
         pending = b""
+        raw = b""
+        microphones = len(self._raw_resamplers)
         while not self._closed:
             try:
                 chunk = self._queue.get(timeout=0.5)
@@ -286,9 +354,13 @@ class MicSource:
                 return
             samples = one_channel(chunk, self.channels, self.channel)
             pending += to_pcm16(self._resampler.process(samples))
+            if self.array is not None:
+                raw += interleave([to_pcm16(r.process(one_channel(chunk, self.channels, c)))
+                                   for r, c in zip(self._raw_resamplers, self.array.channels, strict=True)])
             while len(pending) >= FRAME_BYTES:
-                yield Frame(pending[:FRAME_BYTES], self._t)
+                yield Frame(pending[:FRAME_BYTES], self._t, raw[: FRAME_BYTES * microphones])
                 pending = pending[FRAME_BYTES:]
+                raw = raw[FRAME_BYTES * microphones:]
                 self._t += FRAME_MS / 1000
 
     def drain(self) -> None:
@@ -326,6 +398,31 @@ def channel_levels(device: str | int | None, seconds: float) -> list[float]:
     x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
     rms = np.sqrt(np.mean(x * x, axis=0)) if len(x) else np.zeros(channels)
     return [20 * math.log10(r / 32768.0) if r > 0 else -120.0 for r in rms]
+
+
+def array_bearing(device: str | int | None, seconds: float, geometry: Geometry) -> tuple[float, float] | None:
+    """Where the loudest voice of ``seconds`` heard at the array ``geometry`` comes from:
+    (degrees, clarity), or None when it heard nothing (``facilitator doctor``'s live bearing)."""
+    from ..voices.direction import finder
+
+    sd = _sounddevice()
+    index = find_device(device, "input")
+    info = sd.query_devices(index)
+    channels = int(info["max_input_channels"])
+    if channels < geometry.input_channels:
+        raise DeviceError(f"{info['name']!r} has {channels} channel(s); the {geometry.name} array needs "
+                          f"{geometry.input_channels}")
+    rate = int(info["default_samplerate"]) or SAMPLE_RATE
+    channels = geometry.input_channels
+    try:
+        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
+                          device=index, blocking=True)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
+        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
+    x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+    microphones = np.stack([_to_16k(x[:, c], rate) for c in geometry.channels])
+    found = finder(geometry).bearing(microphones)
+    return None if found is None else (found.degrees, found.clarity)
 
 
 def one_channel(chunk: bytes, channels: int, channel: int) -> np.ndarray:
