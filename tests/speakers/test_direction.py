@@ -119,3 +119,41 @@ def test_speech_in_a_reverberant_room_is_found_at_its_seat_as_pyroomacoustics_fi
                                                  c=SOUND_SPEED, num_src=1)
         theirs.locate_sources(stft, freq_range=[300, 3500])
         assert apart(ours.degrees, float(np.degrees(theirs.azimuth_recon[0]))) <= 8.0
+
+
+def test_a_seat_is_named_by_direction_only_when_the_direction_is_sure() -> None:
+    from facilitator.speech.voices.direction import Bearing
+    from facilitator.speech.voices.seats import adapted, seat_of, too_close
+
+    seats = {1: 10.0, 2: 130.0, 3: 250.0}
+    assert seat_of(Bearing(355.0, 3.0), seats) == 1              # across north
+    assert seat_of(Bearing(70.0, 3.0), seats) is None            # between two seats
+    assert seat_of(Bearing(10.0, 1.1), seats) is None            # a flat spectrum says nothing
+    assert seat_of(None, seats) is None
+    assert seat_of(Bearing(60.0, 3.0), {1: 50.0, 2: 75.0}) is None   # the next seat is too near too
+    # a player leaning: the seat's bearing follows a quarter of the way
+    assert adapted(10.0, Bearing(30.0, 3.0)) == pytest.approx(15.0)
+    assert too_close({1: 10.0, 2: 40.0, 3: 200.0}) == [(1, 2, pytest.approx(30.0))]
+
+
+def test_the_seats_bearings_are_kept_with_the_voices_and_a_bad_one_is_set_aside(tmp_path: object) -> None:
+    import json
+    from pathlib import Path
+
+    from facilitator.speech.voices.voiceprints import Voiceprints
+
+    assert isinstance(tmp_path, Path)
+    path = tmp_path / "game.jsonl.voices"
+    prints = Voiceprints(path, "g1")
+    prints.add(1, None, bearing=370.5)
+    prints.add(2, None, bearing=181.0)
+    prints.move(2, 190.0)
+    again = Voiceprints(path, "g1")
+    assert again.bearings == {1: pytest.approx(10.5), 2: pytest.approx(190.0)}
+    assert again.enrolled(1) and again.enrolled(2) and not again.enrolled(3)
+    kept = json.loads(path.read_text())
+    kept["bearings"]["2"] = "north"
+    path.write_text(json.dumps(kept))
+    broken = Voiceprints(path, "g1")
+    assert broken.bearings == {1: pytest.approx(10.5)}
+    assert broken.problem is not None and "seat 2's bearing ('north' is not a number of degrees)" in broken.problem
