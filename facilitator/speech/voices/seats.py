@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .direction import Bearing, apart, toward
+from .speakers import DEFAULT, Limits, Ruling, identify, rule
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,21 @@ def too_close(seats: Mapping[int, float], limits: DirectionLimits = DIRECTION) -
             if a < b and (angle := apart(seats[a], seats[b])) < limits.too_close_degrees:
                 out.append((a, b, angle))
     return out
+
+
+def combined_rule(seat: int | None, scores: Mapping[int, float], acting: frozenset[int] | None,
+                  bearings: Mapping[int, float], limits: Limits = DEFAULT) -> Ruling:
+    """What to do with a heard command from the seat its direction names (``seat``: None when
+    unsure) and its voice's similarity to each enrolled seat (``scores``, empty without
+    voiceprints).  A voice no seat has is chatter; a sure direction then decides: its seat
+    takes its own command and has another's refused, unless an owner has no bearing to
+    compare with; where the direction is unsure, the voice decides as without an array."""
+    if seat is not None:
+        if scores and identify(scores, limits).kind == "stranger":
+            return "chatter"
+        if acting is None or seat in acting or not all(s in bearings for s in acting):
+            return "take"
+        return "refuse"
+    if not scores:
+        return "take"
+    return rule(scores, acting, limits)

@@ -53,7 +53,6 @@ from .speakers import (
     Verdict,
     closest,
     identify,
-    rule,
     similarities,
     too_close,
 )
@@ -335,17 +334,9 @@ class VoiceTurns:
         seat = self.seat_by_direction(segment)
         session = self.loop.session
         acting = session.referee.acting_seats(session.state, command)
-        if seat is not None:
-            if scores and identify(scores, self.limits).kind == "stranger":
-                return "chatter"
-            if acting is None or seat in acting or not all(s in self.prints.bearings for s in acting):
-                return "take"
-            return "refuse"
-        if not scores:
-            return "take"
         # alike seats are ruled as any others: the right seat was refused in none of the
         # speaker benchmark's rows, similar pairs included, so a refusal is still worth having
-        return rule(scores, acting, self.limits)
+        return by_direction.combined_rule(seat, scores, acting, self.prints.bearings, self.limits)
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
         """Refuse a role's command said in another seat's voice: logged, and the words to
