@@ -157,3 +157,22 @@ def test_the_seats_bearings_are_kept_with_the_voices_and_a_bad_one_is_set_aside(
     broken = Voiceprints(path, "g1")
     assert broken.bearings == {1: pytest.approx(10.5)}
     assert broken.problem is not None and "seat 2's bearing ('north' is not a number of degrees)" in broken.problem
+
+
+def test_the_combined_rule_direction_first_then_the_voice() -> None:
+    from facilitator.speech.voices.seats import combined_rule
+
+    captain = frozenset({1})
+    bearings = {1: 30.0, 2: 150.0}
+    like_2 = {1: 0.1, 2: 0.8}               # the voice is clearly seat 2's
+    unsure = {1: 0.5, 2: 0.52}
+    assert combined_rule(2, unsure, captain, bearings) == "refuse"        # the direction is sure
+    assert combined_rule(1, like_2, captain, bearings) == "take"          # ... and decides first
+    assert combined_rule(None, like_2, captain, bearings) == "refuse"     # unsure: the voice decides
+    assert combined_rule(None, {}, captain, bearings) == "take"           # the light mode, unsure
+    assert combined_rule(2, {}, captain, bearings) == "refuse"            # the light mode, sure
+    assert combined_rule(2, {1: 0.05, 2: 0.1}, captain, bearings) == "chatter"   # a voice no seat has
+    assert combined_rule(2, like_2, None, bearings) == "take"             # anyone's command
+    # the captain enrolled with no sure bearing: the voice decides, not the direction
+    assert combined_rule(2, unsure, captain, {2: 150.0}) == "take"
+    assert combined_rule(2, like_2, captain, {2: 150.0}) == "refuse"
