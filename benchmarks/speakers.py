@@ -245,7 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speakers", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="quiet and talk-10, five commands")
     parser.add_argument("--tune", action="store_true", help="choose the thresholds on the tuning voices")
+    parser.add_argument("--array", action="store_true",
+                        help="a microphone array at a table simulated with pyroomacoustics (benchmarks/array_seats.py)")
     args = parser.parse_args(argv)
+    if args.array:
+        return array_main(args.quick)
 
     from facilitator.speech.voices.speaker_embed import Embedder
 
@@ -307,6 +311,34 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"| {t.condition} | {t.label.split(':')[0]} | {who} | {alike:.2f} | {pct(applied, said)} "
                          f"| {'yes' if alike >= limits.too_close else 'no'} |")
     print("\n".join(lines))
+    return 0
+
+
+def array_main(quick: bool) -> int:
+    """``--array``: held-out voices at 4 and 6 seats round a simulated array (``array_seats.py``)."""
+    from benchmarks import array_seats
+
+    try:
+        from facilitator.speech.voices.speaker_embed import Embedder, EmbedderMissing
+
+        embedder: object | None = Embedder()
+    except EmbedderMissing:
+        embedder = None
+    held_out = tuple(v for v in HELD_OUT if not available(v))
+    voices = Voices()
+    began = time.perf_counter()
+    try:
+        rows, cpu_ms, errors = array_seats.measure(voices, embedder, QUICK_CONDITIONS if quick else tuple(CONDITIONS),
+                                                   QUICK_COMMANDS, held_out)
+    finally:
+        voices.close()
+    print(f"`python -m benchmarks.speakers --array{' --quick' if quick else ''}` on {platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: held-out voices {', '.join(held_out)} "
+          f"(seats 5 and 6 repeat the first two), {len(QUICK_COMMANDS)} commands a seat, "
+          f"{time.perf_counter() - began:.0f} s.")
+    print()
+    print("\n".join(array_seats.report(rows, cpu_ms, errors)))
     return 0
 
 

@@ -67,6 +67,11 @@ class Machine(Protocol):
         count) over ``seconds``."""
         ...
 
+    def array_bearing(self, index: int, seconds: float, array: str) -> tuple[float, float] | None:
+        """Where the voice heard at the microphone array ``array`` on input ``index`` comes from
+        over ``seconds``: (degrees, clarity), None for silence."""
+        ...
+
     def play(self, index: int, text: str) -> float:
         """Speak ``text`` on output ``index``; return its length in seconds."""
         ...
@@ -158,7 +163,7 @@ class Doctor:
     def __init__(self, machine: Machine, *, settings_path: Path, data_directory: Path,
                  input_device: str | None = None, output_device: str | None = None,
                  input_channel: int | None = None, ptt_input: str | None = None,
-                 vosk_model: Path | None = None, settings_problem: str | None = None,
+                 array: str | None = None, vosk_model: Path | None = None, settings_problem: str | None = None,
                  level_seconds: float = LEVEL_SECONDS, test_phrase: str = "",
                  listen: bool = True, speak: bool = True, screens: Any = None) -> None:
         """``screens``: the settings' ``[screens]`` (``settings.Screens``), for the
@@ -170,6 +175,7 @@ class Doctor:
         self.input_device = input_device
         self.output_device = output_device
         self.input_channel = input_channel
+        self.array = array
         self.ptt_input = ptt_input
         self.vosk_model = vosk_model
         self.settings_problem = settings_problem
@@ -237,6 +243,20 @@ class Doctor:
         if channel is not None and channel >= count:
             return Check(role, False, f"{name} has {count} channel(s): there is no channel {channel}",
                          f"set devices.input_channel to 0 to {count - 1}, or remove it", tuple(lines))
+        geometry = None
+        if self.array and role == "microphone":
+            from .speech.voices.direction import find_geometry
+
+            geometry = find_geometry(self.array)   # the settings file checked it
+            mics = ", ".join(str(c) for c in geometry.channels)
+            heard = channel if channel is not None else geometry.voice_channel
+            lines.append(f"microphone array: {geometry.name}, its microphones on channels {mics}; "
+                         f"the recognizer hears channel {heard}")
+            if count < geometry.input_channels:
+                return Check(role, False, f"{name} has {count} channel(s); the {geometry.name} array needs "
+                                          f"{geometry.input_channels}",
+                             "set devices.input to the array (facilitator devices lists them), or "
+                             "devices.array to the array it is", tuple(lines))
         if not rates:
             return Check("microphone", False, f"{name} opens at none of the usual sample rates",
                          "it may be busy (another program records): fuser -v /dev/snd/*", tuple(lines))
@@ -249,6 +269,12 @@ class Doctor:
                 more = f" (and {len(each) - MAX_CHANNELS_SHOWN} more)" if len(each) > MAX_CHANNELS_SHOWN else ""
                 lines.append(f"level of each channel over {min(1.0, self.level_seconds):g} s, dBFS: {shown}{more}"
                              + ("" if channel is not None else "; devices.input_channel picks one"))
+            if geometry is not None:
+                found = self.machine.array_bearing(int(chosen["index"]), min(1.0, self.level_seconds),
+                                                   str(self.array))
+                lines.append("bearing of what it hears now: " + (
+                    "nothing heard" if found is None else f"{found[0]:.0f} degrees (clarity {found[1]:.1f}); "
+                    "speak from your seat and run doctor again: each seat shows its own bearing"))
             levels = self.machine.levels(int(chosen["index"]), self.level_seconds)
         except FacilitatorError as exc:
             return Check(role, False, f"{name} cannot record: {exc}",
@@ -427,6 +453,12 @@ class SystemMachine:
         from .speech.audio.devices import channel_levels
 
         return channel_levels(str(index), seconds)
+
+    def array_bearing(self, index: int, seconds: float, array: str) -> tuple[float, float] | None:
+        from .speech.audio.devices import array_bearing
+        from .speech.voices.direction import find_geometry
+
+        return array_bearing(str(index), seconds, find_geometry(array))
 
     def levels(self, index: int, seconds: float) -> list[float]:
         from .speech.audio.devices import MicSource

@@ -53,6 +53,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--voice", metavar="NAME", help="espeak-ng voice name")
     serve.add_argument("--audio-in", type=Path, metavar="FILE.wav",
                        help="hear a recording instead of the microphone")
+    serve.add_argument("--array", metavar="GEOMETRY",
+                       help="the microphone (or --audio-in's recording) is a microphone array: respeaker-4mic-hat, "
+                            "respeaker-usb-v2, ps3-eye or positions in mm; each voice's bearing names its seat")
     serve.add_argument("--speech-out", type=Path, metavar="DIR",
                        help="write the assistant's speech as WAV files in DIR instead of playing it")
     serve.add_argument("--service", action="store_true",
@@ -227,14 +230,15 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
     from .speech.base import VoiceSettings
     from .speech.engines.recognize import make_recognizer
     from .speech.loop.listen import ListenLoop, LoopSettings, StreamCaptions
-    from .speech.loop.voice_play import PrintedOnly, engine_mode, voices_mode
+    from .speech.loop.voice_play import PrintedOnly, array_geometry, engine_mode, voices_mode
     from .speech.voice_out import tts
     from .speech.voices.voice_turns import Embeds, VoiceTurns
 
     voice = VoiceSettings(rate_wpm=args.rate or VoiceSettings.rate_wpm,
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
                           voice=args.voice)
-    recording = WavSource(args.audio_in) if args.audio_in is not None else None
+    array = array_geometry(args)
+    recording = WavSource(args.audio_in, array=array) if args.audio_in is not None else None
     speaker: Any
     try:
         if recording is None:
@@ -250,7 +254,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
         speaker = PrintedOnly(voice)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn, second_engine=args.second_engine)
     try:
-        source = recording or MicSource(device=args.input_device)
+        source = recording or MicSource(device=args.input_device, array=array)
     except DeviceError as exc:
         _close(speaker)
         return _no_device(lobby, str(exc), args, out, err, screens)
@@ -302,7 +306,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
             turns = VoiceTurns.attach(relay.loop, voices_mode(args, live=recording is None),
                                       second_engine=engine_mode(args),
-                                      warn=warn, embedder=embedder)
+                                      warn=warn, embedder=embedder, array=array)
             if turns is not None:   # each seat asked by name; one embedder for the night
                 embedder = turns.embedder
                 turns.begin()

@@ -82,6 +82,10 @@ class Devices:
     input_channel: int | None = None
     #: a second microphone (a headset, a handheld) read only while push-to-talk is held
     ptt_input: str | None = None
+    #: the input is a microphone array: ``respeaker-4mic-hat``, ``respeaker-usb-v2``, ``ps3-eye``
+    #: or microphone positions in millimetres (``"x,y; x,y; ..."``); its raw channels give
+    #: each utterance's bearing (facilitator/speech/voices/direction.py); None: no array
+    array: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,8 +266,16 @@ class _Validator:
         channel = d.get("input_channel")
         if channel is not None and (not isinstance(channel, int) or isinstance(channel, bool) or channel < 0):
             raise self.fail("devices", "input_channel", f"must be a channel number from 0, not {channel!r}")
+        array = self.text(d, "devices", "array")
+        if array is not None:
+            from .speech.voices.direction import find_geometry
+
+            try:
+                find_geometry(array)
+            except ValueError as exc:
+                raise self.fail("devices", "array", str(exc)) from None
         devices = Devices(input=self.device(d, "input"), output=self.device(d, "output"),
-                          input_channel=channel, ptt_input=self.device(d, "ptt_input"))
+                          input_channel=channel, ptt_input=self.device(d, "ptt_input"), array=array)
         vosk = self.text(li, "listening", "vosk_model")
         listening = Listening(
             recognizer=self.choice(li, "listening", "recognizer", RECOGNIZERS, Listening.recognizer),
@@ -400,6 +412,7 @@ _FLAG_SOURCES: tuple[tuple[str, str, str], ...] = (
     ("output_device", "devices", "output"),
     ("input_channel", "devices", "input_channel"),
     ("ptt_input", "devices", "ptt_input"),
+    ("array", "devices", "array"),
     ("second_model", "listening", "second_model"),
     ("vosk_model", "listening", "vosk_model"),
     ("second_engine", "listening", "second_engine"),
@@ -492,6 +505,7 @@ volume = 0.5               # 0.1 to 1 (1 is the loudest; 0.5 leaves two "louder"
 # input = "USB"            # microphone: part of its name, or its index (facilitator devices)
 # output = "USB"           # speaker
 # input_channel = 0        # keep one channel of a multi-channel input (a microphone array's)
+# array = "respeaker-4mic-hat"  # a microphone array: each voice's bearing names its seat
 # ptt_input = "Headset"    # a second microphone, heard only while push-to-talk is held
 
 [listening]

@@ -138,6 +138,7 @@ def _doctor(args: argparse.Namespace) -> int:
     doctor = Doctor(SystemMachine(voice), settings_path=path, data_directory=data_dir(args.data_dir),
                     input_device=args.input_device, output_device=args.output_device,
                     input_channel=loaded.devices.input_channel, ptt_input=loaded.devices.ptt_input,
+                    array=loaded.devices.array,
                     vosk_model=args.vosk_model, settings_problem=problem,
                     level_seconds=args.seconds or 3.0,
                     test_phrase=load_grammar("lobby").responses["doctor-test"],

@@ -28,10 +28,14 @@ FRAME_BYTES = SAMPLE_RATE * FRAME_MS // 1000 * SAMPLE_WIDTH
 
 @dataclass(frozen=True)
 class Frame:
-    """``FRAME_MS`` of audio starting ``t`` seconds into the stream."""
+    """``FRAME_MS`` of audio starting ``t`` seconds into the stream.
+
+    ``raw``: the same stretch at a microphone array's raw microphones, interleaved
+    16 kHz int16 (one sample of each microphone in turn; empty without an array)."""
 
     pcm: bytes
     t: float
+    raw: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,11 @@ class Segment:
     source: str = "table"
     #: the seat whose phone heard it (None for every other microphone)
     seat: int | None = None
+    #: the same utterance at a microphone array's raw microphones (``Frame.raw``): interleaved
+    #: int16, ``microphones`` channels, sample for sample with ``pcm``; empty without an array.
+    #: The "who spoke" stage takes the utterance's bearing from it (``voices/direction.py``)
+    raw: bytes = field(default=b"", repr=False)
+    microphones: int = 0
 
     @property
     def phone(self) -> bool:
@@ -61,8 +70,10 @@ class Segment:
     def after(self, t: float) -> Segment:
         """The part of this utterance from stream time ``t`` on (``t`` within it)."""
         origin = self.start if self.pcm_start is None else self.pcm_start
-        cut = max(0, round((t - origin) * SAMPLE_RATE)) * SAMPLE_WIDTH
-        return Segment(self.pcm[cut:], max(self.start, t), self.end, max(self.start, t), self.source, self.seat)
+        samples = max(0, round((t - origin) * SAMPLE_RATE))
+        return Segment(self.pcm[samples * SAMPLE_WIDTH:], max(self.start, t), self.end, max(self.start, t),
+                       self.source, self.seat, self.raw[samples * SAMPLE_WIDTH * self.microphones:],
+                       self.microphones)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import DeviceError, SpeechError
 from ..base import FRAME_BYTES, FRAME_MS, SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from ..voices.direction import Geometry
 from .wavfile import pcm_samples, read_recording
 
 _TAPS = 63  # low-pass filter length; odd, so the filter has a whole-sample delay
@@ -88,13 +89,17 @@ def convert(data: bytes, rate: int, channels: int, width: int) -> bytes:
 
 def resample_to_pcm16(samples: np.ndarray, rate: int) -> bytes:
     """Mono float samples in int16 units at ``rate`` -> 16 kHz mono int16 bytes."""
+    return to_pcm16(_to_16k(samples, rate))
+
+
+def _to_16k(samples: np.ndarray, rate: int) -> np.ndarray:
+    """Mono float samples at ``rate`` -> float samples at 16 kHz."""
     if rate == SAMPLE_RATE:
-        return to_pcm16(samples)
+        return samples
     expected = round(len(samples) * SAMPLE_RATE / rate)
     # zeros after the end flush the filter so the last samples come out too
     flush = np.zeros(_DELAY + int(rate / SAMPLE_RATE) + 2)
-    out = Resampler(rate).process(np.concatenate([samples, flush]))
-    return to_pcm16(out[:expected])
+    return Resampler(rate).process(np.concatenate([samples, flush]))[:expected]
 
 
 def read_wav(path: str | Path, channel: int | None = None) -> bytes:
@@ -115,6 +120,25 @@ def read_wav(path: str | Path, channel: int | None = None) -> bytes:
     return resample_to_pcm16(samples, recording.rate)
 
 
+def interleave(channels: list[bytes]) -> bytes:
+    """Mono int16 channels of one length -> interleaved int16."""
+    stacked = np.stack([np.frombuffer(c, dtype="<i2") for c in channels], axis=1)
+    return stacked.astype("<i2").tobytes()
+
+
+def read_array_wav(path: str | Path, geometry: Geometry) -> tuple[bytes, bytes]:
+    """A recorded table at a microphone array: (the voice channel as 16 kHz mono int16, the
+    raw microphones interleaved at 16 kHz); SpeechError when the file has too few channels."""
+    recording = read_recording(path)
+    if recording.channels < geometry.input_channels:
+        raise SpeechError(f"{str(path)!r} has {recording.channels} channel(s); the {geometry.name} array needs "
+                          f"{geometry.input_channels} (its microphones on channels "
+                          f"{', '.join(str(c) for c in geometry.channels)})")
+    voice, *raw = [resample_to_pcm16(recording.samples[:, c], recording.rate)
+                   for c in (geometry.voice_channel, *geometry.channels)]
+    return voice, interleave(raw)
+
+
 def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
     """Write mono int16 ``pcm`` as a WAV file."""
     with wave.open(str(path), "wb") as w:
@@ -124,32 +148,44 @@ def write_wav(path: str | Path, pcm: bytes, rate: int = SAMPLE_RATE) -> None:
         w.writeframes(pcm)
 
 
-def frames_of(pcm: bytes, start: float = 0.0) -> Iterator[Frame]:
-    """Cut 16 kHz mono int16 ``pcm`` into whole frames (the last one zero-padded)."""
+def frames_of(pcm: bytes, start: float = 0.0, raw: bytes = b"") -> Iterator[Frame]:
+    """Cut 16 kHz mono int16 ``pcm`` into whole frames (the last one zero-padded), with the
+    array's interleaved ``raw`` microphones beside it when given."""
+    microphones = len(raw) // len(pcm) if raw and pcm else 0
     for offset in range(0, len(pcm), FRAME_BYTES):
         chunk = pcm[offset: offset + FRAME_BYTES]
-        yield Frame(chunk.ljust(FRAME_BYTES, b"\0"), start + offset / (SAMPLE_RATE * SAMPLE_WIDTH))
+        beside = raw[offset * microphones: (offset + FRAME_BYTES) * microphones].ljust(
+            FRAME_BYTES * microphones, b"\0")
+        yield Frame(chunk.ljust(FRAME_BYTES, b"\0"), start + offset / (SAMPLE_RATE * SAMPLE_WIDTH), beside)
 
 
 class WavSource:
     """An AudioSource reading a WAV file, then ``trailing_seconds`` of silence.
 
     The silence lets an endpointer close the last utterance.  ``realtime=True``
-    paces the frames like a microphone would.
+    paces the frames like a microphone would.  With ``array`` the file is a table
+    recorded at that microphone array (its channels as the array gives them): the
+    recognizer hears the array's voice channel and each frame carries the raw
+    microphones, so the recording plays back with its directions.
     """
 
     def __init__(self, path: str | Path, realtime: bool = False, trailing_seconds: float = 1.0,
-                 channel: int | None = None) -> None:
+                 channel: int | None = None, array: Geometry | None = None) -> None:
         self.path = Path(path)
         self.realtime = realtime
-        self.pcm = read_wav(path, channel)
+        self.raw = b""
+        if array is None:
+            self.pcm = read_wav(path, channel)
+        else:
+            self.pcm, self.raw = read_array_wav(path, array)
         self.trailing_seconds = trailing_seconds
         self._closed = False
 
     def frames(self) -> Iterator[Frame]:
         silence = bytes(int(self.trailing_seconds * SAMPLE_RATE) * SAMPLE_WIDTH)
+        microphones = len(self.raw) // len(self.pcm) if self.raw and self.pcm else 0
         began = time.monotonic()
-        for frame in frames_of(self.pcm + silence):
+        for frame in frames_of(self.pcm + silence, raw=self.raw + silence * microphones):
             if self._closed:
                 return
             if self.realtime:
@@ -236,11 +272,13 @@ class MicSource:
     ``channel`` (0-based): open the input at its own channel count and keep that one
     channel (a microphone array's processed channel, such as a ReSpeaker USB array's
     channel 0); None opens it mono (the system mixes the channels down).
+    ``array`` (a microphone array's geometry): open every channel, hear the array's voice
+    channel (or ``channel``), and carry the raw microphones in each frame (``Frame.raw``).
     Raises DeviceError when there is no input device, no such channel, or PortAudio is missing.
     """
 
     def __init__(self, device: str | int | None = None, block_seconds: float = FRAME_MS / 1000,
-                 channel: int | None = None) -> None:
+                 channel: int | None = None, array: Geometry | None = None) -> None:
         sd = _sounddevice()
         index = find_device(device, "input")
         info = sd.query_devices(index)
@@ -250,8 +288,16 @@ class MicSource:
         if channel is not None and not 0 <= channel < available:
             raise DeviceError(f"microphone {self.name!r} has {available} channel(s), 0 to {available - 1}; "
                               f"there is no channel {channel}")
-        self.channels = available if channel is not None else 1
-        self.channel = channel or 0
+        if array is not None and available < array.input_channels:
+            raise DeviceError(f"microphone {self.name!r} has {available} channel(s); the {array.name} array "
+                              f"needs {array.input_channels} (is devices.input the array?)")
+        if array is not None:   # the array's own layout (a plug device offers many more)
+            self.channels = max(array.input_channels, (channel or 0) + 1)
+        else:
+            self.channels = available if channel is not None else 1
+        self.channel = channel if channel is not None else (array.voice_channel if array is not None else 0)
+        self.array = array
+        self._raw_resamplers = [Resampler(self.rate) for _ in (array.channels if array is not None else ())]
         self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._resampler = Resampler(self.rate)
         self._t = 0.0
@@ -271,6 +317,8 @@ class MicSource:
 
     def frames(self) -> Iterator[Frame]:
         pending = b""
+        raw = b""
+        microphones = len(self._raw_resamplers)
         while not self._closed:
             try:
                 chunk = self._queue.get(timeout=0.5)
@@ -280,9 +328,13 @@ class MicSource:
                 return
             samples = one_channel(chunk, self.channels, self.channel)
             pending += to_pcm16(self._resampler.process(samples))
+            if self.array is not None:
+                raw += interleave([to_pcm16(r.process(one_channel(chunk, self.channels, c)))
+                                   for r, c in zip(self._raw_resamplers, self.array.channels, strict=True)])
             while len(pending) >= FRAME_BYTES:
-                yield Frame(pending[:FRAME_BYTES], self._t)
+                yield Frame(pending[:FRAME_BYTES], self._t, raw[: FRAME_BYTES * microphones])
                 pending = pending[FRAME_BYTES:]
+                raw = raw[FRAME_BYTES * microphones:]
                 self._t += FRAME_MS / 1000
 
     def drain(self) -> None:
@@ -320,6 +372,31 @@ def channel_levels(device: str | int | None, seconds: float) -> list[float]:
     x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
     rms = np.sqrt(np.mean(x * x, axis=0)) if len(x) else np.zeros(channels)
     return [20 * math.log10(r / 32768.0) if r > 0 else -120.0 for r in rms]
+
+
+def array_bearing(device: str | int | None, seconds: float, geometry: Geometry) -> tuple[float, float] | None:
+    """Where the loudest voice of ``seconds`` heard at the array ``geometry`` comes from:
+    (degrees, clarity), or None when it heard nothing (``facilitator doctor``'s live bearing)."""
+    from ..voices.direction import finder
+
+    sd = _sounddevice()
+    index = find_device(device, "input")
+    info = sd.query_devices(index)
+    channels = int(info["max_input_channels"])
+    if channels < geometry.input_channels:
+        raise DeviceError(f"{info['name']!r} has {channels} channel(s); the {geometry.name} array needs "
+                          f"{geometry.input_channels}")
+    rate = int(info["default_samplerate"]) or SAMPLE_RATE
+    channels = geometry.input_channels
+    try:
+        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
+                          device=index, blocking=True)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
+        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
+    x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+    microphones = np.stack([_to_16k(x[:, c], rate) for c in geometry.channels])
+    found = finder(geometry).bearing(microphones)
+    return None if found is None else (found.degrees, found.clarity)
 
 
 def one_channel(chunk: bytes, channels: int, channel: int) -> np.ndarray:

@@ -175,6 +175,11 @@ class Endpointer:
         if utterance.voiced_seconds < self.min_voiced_seconds:
             return None
         keep_until = utterance.last_voiced_end + self.padding_seconds
-        pcm = b"".join(f.pcm for f in utterance.frames if f.t < keep_until)
+        kept = [f for f in utterance.frames if f.t < keep_until]
+        pcm = b"".join(f.pcm for f in kept)
+        # an array's raw microphones ride along, sample for sample, when every frame has them
+        raw = b"".join(f.raw for f in kept) if all(f.raw for f in kept) else b""
+        microphones = len(raw) // len(pcm) if raw and pcm else 0
         return Segment(pcm, utterance.first_voiced, utterance.last_voiced_end,
-                       pcm_start=utterance.frames[0].t)
+                       pcm_start=utterance.frames[0].t, raw=raw if microphones else b"",
+                       microphones=microphones)

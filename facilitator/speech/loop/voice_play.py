@@ -23,6 +23,7 @@ from typing import IO, Any
 from ...errors import DeviceError, OptionsError, SpeechError
 from ...session import Reply, Session
 from ..base import VoiceSettings
+from ..voices.direction import Geometry, find_geometry
 from .listen import ListenLoop, LoopSettings, StreamCaptions
 
 
@@ -34,6 +35,10 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--input-device", metavar="NAME|INDEX", help="microphone by name or index")
     v.add_argument("--input-channel", type=int, metavar="N",
                    help="keep channel N (from 0) of a multi-channel microphone (a microphone array's)")
+    v.add_argument("--array", metavar="GEOMETRY",
+                   help="the microphone (or --audio-in's recording) is a microphone array: respeaker-4mic-hat, "
+                        "respeaker-usb-v2, ps3-eye or positions in mm \"x,y; x,y; ...\"; each voice's "
+                        "bearing names its seat (docs/voice-loop.md)")
     v.add_argument("--ptt-input", metavar="NAME|INDEX",
                    help="a second microphone (a headset, a handheld) heard only while push-to-talk is held")
     v.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
@@ -81,7 +86,19 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
     channel = getattr(args, "input_channel", None)
     if channel is not None and channel < 0:
         raise OptionsError(f"--input-channel {channel}: channels are numbered from 0")
+    array_geometry(args)
     return voice
+
+
+def array_geometry(args: argparse.Namespace) -> Geometry | None:
+    """The microphone array ``--array`` (or ``devices.array``) names; None without one."""
+    text = getattr(args, "array", None)
+    if not text:
+        return None
+    try:
+        return find_geometry(text)
+    except ValueError as exc:
+        raise OptionsError(f"--array: {exc}") from None
 
 
 def run(session: Session, opening: Reply, args: argparse.Namespace,
@@ -139,7 +156,7 @@ def run(session: Session, opening: Reply, args: argparse.Namespace,
     from ..voices.voice_turns import VoiceTurns
 
     turns = VoiceTurns.attach(loop, voices_mode(args, live=table_mic), second_engine=engine_mode(args),
-                              warn=note)
+                              warn=note, array=array_geometry(args))
     attach = getattr(session, "attach_loop", None)
     if attach is not None:   # --screens: clicks and the phones' utterances go through this loop
         attach(loop)
@@ -237,9 +254,10 @@ def open_recording(args: argparse.Namespace) -> Any:
 def _source(args: argparse.Namespace) -> Any:
     from ..audio.devices import MicSource, WavSource
 
+    array = array_geometry(args)
     if args.audio_in is not None:
-        return WavSource(args.audio_in, channel=getattr(args, "input_channel", None))
-    return MicSource(device=args.input_device, channel=getattr(args, "input_channel", None))
+        return WavSource(args.audio_in, channel=getattr(args, "input_channel", None), array=array)
+    return MicSource(device=args.input_device, channel=getattr(args, "input_channel", None), array=array)
 
 
 def _text_fallback(session: Session, opening: Reply, reason: str, out: IO[str], err: IO[str]) -> int:

@@ -14,6 +14,17 @@ then routes three things through it, and acts on what it returns:
   moves), or ``"take"`` (an unsure one is taken as without voices);
 * ``typed(text)``: ``enrol N`` (typed, or a phone's button) asks seat N to speak.
 
+At a microphone array (``--array``, ``devices.array``) each utterance also has a
+bearing (``direction.py``, from the raw microphones the segment carries), each
+seat's enrollment line teaches where it sits beside how it sounds, and a
+direction sure of its seat (``seats.seat_of``) decides first: the seat it names
+gives the command or has it refused, by the same rules and words as a voice; a
+voice no seat has (a stranger) is still chatter.  Where the direction is unsure
+the voiceprint decides as without an array.  A seat's bearing follows the
+player as they lean (every utterance sure to be theirs moves it a little), and
+is kept beside the voiceprints for ``--resume``.  Without the speakers extra (or
+in the light mode) an array alone still names the seats.
+
 Typed and clicked commands are never checked, and a phone's utterance needs no
 voiceprint (the loop knows its seat).  The loop's captions name a sure speaker
 ("> Ann: send north east south west"); ``heard_seat`` gives the session's log the
@@ -33,6 +44,8 @@ from ...command import Command
 from ...session import Reply
 from ..base import Segment
 from ..loop.ports import Ruling, TableLoop
+from . import seats as by_direction
+from .direction import Bearing, Geometry, finder
 from .refusal import refuse, seat_name
 from .speakers import (
     DEFAULT,
@@ -41,7 +54,6 @@ from .speakers import (
     Verdict,
     closest,
     identify,
-    rule,
     similarities,
     too_close,
 )
@@ -60,12 +72,16 @@ class Embeds(Protocol):
 
 
 class VoiceTurns:
-    def __init__(self, loop: TableLoop, embedder: Embeds, prints: Voiceprints,
-                 limits: Limits = DEFAULT) -> None:
+    def __init__(self, loop: TableLoop, embedder: Embeds | None, prints: Voiceprints,
+                 limits: Limits = DEFAULT, *, array: Geometry | None = None,
+                 direction: by_direction.DirectionLimits = by_direction.DIRECTION) -> None:
         self.loop = loop
         self.embedder = embedder
         self.prints = prints
         self.limits = limits
+        self.array = array
+        self.direction = direction
+        self._bearings: list[tuple[Segment, Bearing | None, int | None]] = []
         self.asking: int | None = None      # the seat asked to say its line
         self.queue: list[int] = []
         self._first_question = True
@@ -75,6 +91,7 @@ class VoiceTurns:
         self._told: set[tuple[str, frozenset[int], int]] = set()
         #: pairs of seats whose voices are too alike to tell apart (said once, at enrollment)
         self.alike: set[tuple[int, int]] = set()
+        self.close_seats: set[tuple[int, int]] = set()
         # figures
         self.refused = 0
         self.strangers = 0
@@ -86,26 +103,28 @@ class VoiceTurns:
     @classmethod
     def attach(cls, loop: TableLoop, mode: str, *, second_engine: str | None = None,
                warn: Callable[[str], None] | None = None,
-               embedder: Embeds | None = None) -> VoiceTurns | None:
+               embedder: Embeds | None = None, array: Geometry | None = None) -> VoiceTurns | None:
         """Voice turns for ``loop`` under ``mode`` (``auto``: on when the speakers extra is
-        installed and the second engine is not off, the light mode); None when off."""
-        if mode == "off" or (mode == "auto" and second_engine == "off"):
+        installed and the second engine is not off, the light mode, or at a microphone
+        array, whose directions cost little); None when off."""
+        if mode == "off" or (mode == "auto" and second_engine == "off" and array is None):
             return None
-        if embedder is None:
+        if embedder is None and not (array is not None and second_engine == "off"):
             from .speaker_embed import Embedder, EmbedderMissing
 
             try:
                 embedder = Embedder()
             except EmbedderMissing as exc:
-                if mode == "on" and warn is not None:
-                    warn(f"{exc}; every voice may give every command")
-                return None
+                if array is None:
+                    if mode == "on" and warn is not None:
+                        warn(f"{exc}; every voice may give every command")
+                    return None
         session = loop.session
         log_path = getattr(session.log, "path", None)
         prints = Voiceprints(Voiceprints.beside(log_path), session.game_id)
         if prints.problem and warn is not None:
             warn(prints.problem)
-        return cls(loop, embedder, prints)
+        return cls(loop, embedder, prints, array=array)
 
     # -- names -------------------------------------------------------------------
     def _names(self) -> tuple[str, ...]:
@@ -171,12 +190,19 @@ class VoiceTurns:
         if voiced < MIN_ENROLL_SECONDS:
             return [self._line("voices-again", name=self.name(seat))]
         embedding = self._embed(segment)
-        if embedding is None:
+        bearing = self.bearing(segment)
+        if bearing is not None and bearing.clarity < self.direction.min_clarity:
+            bearing = None
+        if embedding is None and bearing is None:
+            if self.array is not None:      # no sure direction in this line: say it again
+                return [self._line("voices-again", name=self.name(seat))]
             self.asking, self.queue = None, []
             return [self._line("voices-unavailable")]
         replace = self._replace
-        self._save(lambda: self.prints.add(seat, embedding, replace=replace))
-        said = [self._line("voices-thanks", name=self.name(seat)), *self._alike_now(seat)]
+        where = None if bearing is None else bearing.degrees
+        self._save(lambda: self.prints.add(seat, embedding, replace=replace, bearing=where))
+        said = [self._line("voices-thanks", name=self.name(seat)), *self._alike_now(seat),
+                *self._close_now(seat)]
         if self.queue:
             said.append(self._next_question())
         else:
@@ -202,6 +228,15 @@ class VoiceTurns:
                 said.append(self._line(key, first=self.name(a), second=self.name(b)))
         return said
 
+    def _close_now(self, seat: int) -> list[str]:
+        """Say once, by name, that ``seat`` sits too close to another for the array."""
+        said = []
+        for a, b, _ in by_direction.too_close(self.prints.bearings, self.direction):
+            if seat in (a, b) and (a, b) not in self.close_seats:
+                self.close_seats.add((a, b))
+                said.append(self._line("voices-seats-close", first=self.name(a), second=self.name(b)))
+        return said
+
     def typed(self, text: str) -> bool:
         """``enrol N`` (also ``enroll seat N``): ask seat N to speak to the table's microphone."""
         m = _ENROL.match(text)
@@ -218,6 +253,8 @@ class VoiceTurns:
 
     # -- hearing -----------------------------------------------------------------
     def _embed(self, segment: Segment) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
         try:
             self.embedded += 1
             vector = np.asarray(self.embedder.embed(segment.pcm), dtype=np.float64)
@@ -229,10 +266,43 @@ class VoiceTurns:
             return None
         return vector
 
+    def bearing(self, segment: Segment | None) -> Bearing | None:
+        """Where ``segment`` came from at the array (None: no array, no raw channels, silence)."""
+        if segment is None or self.array is None or not segment.raw:
+            return None
+        for seen, bearing, _ in self._bearings:
+            if seen is segment:
+                return bearing
+        count = len(self.array.channels)
+        if segment.microphones != count:
+            return None
+        samples = np.frombuffer(segment.raw[: len(segment.raw) // (2 * count) * 2 * count], dtype="<i2")
+        return finder(self.array).bearing(samples.reshape(-1, count).T)
+
+    def seat_by_direction(self, segment: Segment | None) -> int | None:
+        """The seat ``segment`` surely came from by its bearing (None: unsure, or no array).
+        A sure utterance moves that seat's bearing a little toward it (a player leans);
+        once an utterance, whatever asks."""
+        if segment is None or self.array is None or not self.prints.bearings or self.prints.declined:
+            return None
+        for seen, _, seat in self._bearings:
+            if seen is segment:
+                return seat
+        bearing = self.bearing(segment)
+        seat = by_direction.seat_of(bearing, self.prints.bearings, self.direction)
+        self._bearings = [(segment, bearing, seat), *self._bearings[:7]]
+        if seat is not None and bearing is not None:
+            old = self.prints.bearings[seat]
+            new = by_direction.adapted(old, bearing, self.direction)
+            self.prints.bearings[seat] = new
+            if abs(new - old) >= 1.0:
+                self._save(lambda: self.prints.move(seat, new))
+        return seat
+
     def scores(self, segment: Segment | None) -> dict[int, float]:
         """``segment``'s similarity to each enrolled seat (cached per utterance; empty when
         nothing is enrolled, voices were declined, or the embedder failed)."""
-        if segment is None or not self.prints.seats or self.prints.declined:
+        if segment is None or not self.prints.seats or self.prints.declined or self.embedder is None:
             return {}
         for seen, scores in self._heard:
             if seen is segment:
@@ -243,21 +313,25 @@ class VoiceTurns:
         return scores
 
     def verdict(self, segment: Segment | None) -> Verdict:
-        """Who said ``segment``: a sure seat, unsure, or a stranger."""
+        """Who said ``segment``: a sure seat (by direction first, then voice), unsure, or a
+        stranger (a voice no seat has)."""
         scores = self.scores(segment)
-        return identify(scores, self.limits) if scores else UNKNOWN
+        voice = identify(scores, self.limits) if scores else UNKNOWN
+        seat = self.seat_by_direction(segment)
+        if seat is not None and voice.kind != "stranger":
+            return Verdict("seat", seat, scores.get(seat, 0.0))
+        return voice
 
     def ruling(self, command: Command, segment: Segment | None) -> Ruling:
         """What the voice in ``segment`` makes of ``command`` (nothing is said or logged):
         take it, chatter (a stranger), or refuse it (another seat's command)."""
         scores = self.scores(segment)
-        if not scores:
-            return "take"
+        seat = self.seat_by_direction(segment)
         session = self.loop.session
         acting = session.referee.acting_seats(session.state, command)
         # alike seats are ruled as any others: the right seat was refused in none of the
         # speaker benchmark's rows, similar pairs included, so a refusal is still worth having
-        return rule(scores, acting, self.limits)
+        return by_direction.combined_rule(seat, scores, acting, self.prints.bearings, self.limits)
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
         """Refuse a role's command said in another seat's voice: logged, and the words to
@@ -272,7 +346,8 @@ class VoiceTurns:
         if (command.intent, acting, session.log.next_seq) in self._told:
             return None
         self.refused += 1
-        heard = closest(scores, frozenset(scores) - acting) or 0
+        seat = self.seat_by_direction(segment)
+        heard = seat if seat is not None else (closest(scores, frozenset(scores) - acting) or 0)
         self._routing = segment
         try:
             reply = refuse(session, command, acting, heard, "another seat's voice")

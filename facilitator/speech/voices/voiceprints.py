@@ -7,7 +7,12 @@ renamed, like the table's records.  It carries the game's id, so a file left
 by another game of the same name is ignored and replaced.  A game without
 ``--log`` keeps its voices in memory only.  What the file holds:
 
-    {"game_id": "...", "declined": false, "seats": {"1": [[256 floats], ...], ...}}
+    {"game_id": "...", "declined": false, "seats": {"1": [[256 floats], ...], ...},
+     "bearings": {"1": 47.5, ...}}
+
+``bearings`` (at a microphone array only) is where each seat speaks from, degrees
+0-360 at the array (``direction.py``): learned at enrollment and moved as the
+player leans (``seats.py``), so a resumed game keeps it too.
 
 ``declined`` is the table's spoken "no" to the enrollment question: a resumed
 game does not ask again.
@@ -58,6 +63,7 @@ class _Kept(BaseModel):
     game_id: str
     declined: bool = False
     seats: dict[str, Any] = {}
+    bearings: dict[str, Any] = {}
 
 
 _SEAT: TypeAdapter[str] = TypeAdapter(_Seat)
@@ -71,6 +77,8 @@ class Voiceprints:
         self.game_id = game_id
         self.dimension = dimension
         self.seats: dict[int, list[np.ndarray]] = {}
+        #: where each seat speaks from at the table's microphone array (degrees, 0-360)
+        self.bearings: dict[int, float] = {}
         self.declined = False
         self.problem: str | None = None   # what a kept file could not give back (said once)
         if path is not None:
@@ -105,16 +113,33 @@ class Voiceprints:
         self.declined = kept.declined
         self.seats, lines_aside = _seat_lines(kept.seats, self.dimension)
         aside += lines_aside
+        self.bearings, bearings_aside = _bearings(kept.bearings)
+        aside += bearings_aside
         if aside:
             self.problem = (f"the enrolled voices in {name}: set aside {'; '.join(aside)}; "
                             "the rest is kept; a seat left without a voice is asked again")
 
     def enrolled(self, seat: int) -> bool:
-        return bool(self.seats.get(seat))
+        return bool(self.seats.get(seat)) or seat in self.bearings
 
-    def add(self, seat: int, embedding: np.ndarray, *, replace: bool = False) -> None:
-        lines = [] if replace else self.seats.get(seat, [])
-        self.seats[seat] = [*lines, np.asarray(embedding, dtype=np.float32)][-MAX_LINES:]
+    def add(self, seat: int, embedding: np.ndarray | None, *, replace: bool = False,
+            bearing: float | None = None) -> None:
+        """Keep one enrollment line of ``seat``: its voice (None: no embedder) and where it
+        was said from (None: no array, or no sure bearing)."""
+        if embedding is not None:
+            lines = [] if replace else self.seats.get(seat, [])
+            self.seats[seat] = [*lines, np.asarray(embedding, dtype=np.float32)][-MAX_LINES:]
+        elif replace:
+            self.seats.pop(seat, None)
+        if bearing is not None:
+            self.bearings[seat] = float(bearing) % 360.0
+        elif replace:
+            self.bearings.pop(seat, None)
+        self.save()
+
+    def move(self, seat: int, bearing: float) -> None:
+        """``seat`` now speaks from ``bearing`` (a player leaned); kept."""
+        self.bearings[seat] = float(bearing) % 360.0
         self.save()
 
     def decline(self) -> None:
@@ -124,9 +149,11 @@ class Voiceprints:
     def save(self) -> None:
         if self.path is None:
             return
-        body = {"game_id": self.game_id, "declined": self.declined,
+        body: dict[str, Any] = {"game_id": self.game_id, "declined": self.declined,
                 "seats": {str(s): [[round(float(x), 6) for x in v] for v in lines]
                           for s, lines in sorted(self.seats.items())}}
+        if self.bearings:
+            body["bearings"] = {str(s): round(b, 2) for s, b in sorted(self.bearings.items())}
         directory = self.path.parent
         fd, tmp = tempfile.mkstemp(prefix=".voices-", dir=directory)
         try:
@@ -198,8 +225,10 @@ def _validated(data: dict[str, Any]) -> tuple[_Kept, list[str]]:
                 aside.append(f"the table's no ({_shown(error.get('input'))} is not true or false: asked again)")
             elif field == "seats":
                 aside.append(f"every seat ({_shown(error.get('input'))} is not seats and their lines)")
+            elif field == "bearings":
+                aside.append(f"every seat's bearing ({_shown(error.get('input'))} is not seats and their bearings)")
             else:
-                aside.append(f"the field {field!r} (not one of game_id, declined, seats)")
+                aside.append(f"the field {field!r} (not one of game_id, declined, seats, bearings)")
         kept = _Kept.model_validate(data)
     return kept, aside
 
@@ -236,6 +265,23 @@ def _seat_lines(seats: dict[str, Any], dimension: int) -> tuple[dict[int, list[n
             good.append(np.asarray(numbers, dtype=np.float32))
         if good:
             out[int(seat)] = good[-MAX_LINES:]
+    return out, aside
+
+
+def _bearings(bearings: dict[str, Any]) -> tuple[dict[int, float], list[str]]:
+    """Each seat's bearing (a finite number of degrees); what is not one set aside and said."""
+    out: dict[int, float] = {}
+    aside: list[str] = []
+    for seat, value in bearings.items():
+        try:
+            _SEAT.validate_python(seat)
+        except ValidationError:
+            aside.append(f"the bearing of seat {seat!r} (not a seat number)")
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            aside.append(f"seat {seat}'s bearing ({_shown(value)} is not a number of degrees)")
+            continue
+        out[int(seat)] = float(value) % 360.0
     return out, aside
 
 
