@@ -16,6 +16,9 @@ Phrasing as people use it (docs/speech.md, "Natural phrasing"):
 * ``answer`` templates are answer-only forms ("yep", "sure", "that's right"): heard only
   when the caller asks for answers (``answers=True``: a question is open), never as
   commands on their own.
+* ``loose`` templates are understood typed and in the second engine's free text, but
+  kept out of the closed decoding grammars (pocketsphinx's JSGF, Vosk's phrase list,
+  Whisper's candidates), where table talk was measured to decode to them.
 * ``[skip]`` words stand before (``lead``) or after (``trail``) any command ("okay",
   "let's", "can you", "please") and are stripped when what is left parses; a few
   (``spoken_lead``, ``spoken_trail``) stand optionally around every command in the
@@ -66,6 +69,10 @@ class _CommandModel(BaseModel):
     confirm: bool | Literal["always", "unsure"] = False
     #: answer-only forms: heard only as the answer to an open question (``answers=True``)
     answer: list[str] = []
+    #: loose forms: understood typed and in the second engine's free text, kept out of the
+    #: closed decoding grammars (pocketsphinx's JSGF, the phrase lists), where table talk
+    #: was measured to decode to them
+    loose: list[str] = []
 
 
 class _SkipModel(BaseModel):
@@ -154,6 +161,8 @@ class Form:
     confirm: bool
     #: an answer-only form ("yep"): heard only while a question is open
     answer_only: bool = False
+    #: a loose form: parsed (typed or heard freely), never in a decoding grammar
+    loose: bool = False
 
     @cached_property
     def slot_names(self) -> set[str]:
@@ -287,7 +296,7 @@ class Grammar:
         # a common phrase that a game uses for its own command is the game's there
         # (Two Windows "more" reveals; elsewhere "more" pages)
         game_sources = {src for name, model in files if not name.endswith("/common.toml")
-                        for cmd in model.commands for src in (*cmd.say, *cmd.type, *cmd.answer)}
+                        for cmd in model.commands for src in (*cmd.say, *cmd.type, *cmd.answer, *cmd.loose)}
         for name, model in files:
             for index, cmd in enumerate(model.commands):
                 entry = f"command {index + 1} ({cmd.intent})"
@@ -301,11 +310,12 @@ class Grammar:
                     self.confirmed.add(cmd.intent)
                 if cmd.confirm == "always":
                     self.always_confirmed.add(cmd.intent)
-                if not cmd.say and not cmd.type and not cmd.answer:
+                if not cmd.say and not cmd.type and not cmd.answer and not cmd.loose:
                     raise GrammarError(name, entry, "has neither say nor type templates")
-                sources = ([(s, False, False) for s in cmd.say] + [(s, True, False) for s in cmd.type]
-                           + [(s, False, True) for s in cmd.answer])
-                for source, typed_only, answer_only in sources:
+                sources = ([(s, False, False, False) for s in cmd.say] + [(s, True, False, False) for s in cmd.type]
+                           + [(s, False, True, False) for s in cmd.answer]
+                           + [(s, False, False, True) for s in cmd.loose])
+                for source, typed_only, answer_only, loose in sources:
                     if name.endswith("/common.toml") and source in game_sources:
                         continue
                     try:
@@ -313,7 +323,7 @@ class Grammar:
                     except t.TemplateSyntaxError as exc:
                         raise GrammarError(name, entry, str(exc)) from None
                     form = Form(cmd.intent, cmd.output, tree, source, typed_only,
-                                cmd.confirm not in (False, "unsure"), answer_only)
+                                cmd.confirm not in (False, "unsure"), answer_only, loose)
                     self._check_form(name, entry, form)
                     self.forms.append(form)
         self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}
@@ -492,7 +502,7 @@ class Grammar:
     def render(self, canonical: str, *, lists: RuntimeLists | None = None) -> str | None:
         """The first spoken phrase for a canonical command, or None if none can say it."""
         for form in self.forms:
-            if form.typed_only or form.answer_only:
+            if form.typed_only or form.answer_only or form.loose:
                 continue
             values = self._invert(form, canonical, lists)
             if values is None:
@@ -546,7 +556,7 @@ class Grammar:
 
     # -- export --------------------------------------------------------------
     def _spoken(self, form: Form, allowed: set[str] | None, answers: bool) -> bool:
-        return not (form.typed_only or (form.answer_only and not answers)
+        return not (form.typed_only or form.loose or (form.answer_only and not answers)
                     or (allowed is not None and form.intent not in allowed))
 
     def jsgf(self, *, intents: Iterable[str] | None = None, lists: RuntimeLists | None = None,
@@ -632,7 +642,7 @@ class Grammar:
         """Every word the spoken forms (answer-only ones too) and spoken skip words can use."""
         words: set[str] = {w for p in (*self.spoken_lead, *self.spoken_trail) for w in p.split()}
         for form in self.forms:
-            if form.typed_only:
+            if form.typed_only or form.loose:
                 continue
             words.update(w.lower() for w in t.words(form.tree))
             for slot in t.slots(form.tree):

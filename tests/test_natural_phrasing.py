@@ -123,16 +123,37 @@ def test_answer_only_forms_are_in_the_answer_grammar_only() -> None:
     assert grammar.render("yes") == "yes"   # the echo never says an answer-only form
 
 
-def test_skip_words_stand_around_commands_in_the_spoken_grammar() -> None:
-    grammar = load_grammar("compass-code")
+def test_skip_words_stand_around_commands_in_the_spoken_grammar(tmp_path: Path) -> None:
+    directory = _copy_grammars(tmp_path)
+    path = directory / "common.toml"
+    path.write_text(path.read_text().replace('spoken_lead = []', 'spoken_lead = ["okay", "let\'s"]', 1)
+                    .replace('spoken_trail = []', 'spoken_trail = ["please"]', 1))
+    grammar = load_grammar("compass-code", directory)
     built = recognition_grammar(grammar, intents={"send"})
     assert "public <command> = [ <skip_lead> ] <commands> [ <skip_trail> ];" in built.jsgf
-    assert "<skip_lead> = okay | so | let's | i'll | we'll | please;" in built.jsgf
+    assert "<skip_lead> = okay | let's;" in built.jsgf
     # never in the phrase list (Vosk, Whisper's candidates): one phrase per way to say it
     assert not any(p.startswith(("okay ", "let's ")) for p in built.phrases)
     # the phrase -> command map reads a decoded phrase with its skip words
     assert built.commands["let's send north east south west please"] == "send NESW"
     assert "let's" in grammar.vocabulary()
+
+
+def test_the_shipped_spoken_grammar_has_no_skip_words() -> None:
+    """Measured on the golden clips: skip words in the JSGF cost commands in babble (docs/speech.md)."""
+    built = recognition_grammar(load_grammar("compass-code"), intents={"send"})
+    assert "skip_lead" not in built.jsgf and "public <command> = ( send" in built.jsgf
+    assert built.commands["let's send north east south west please"] == "send NESW"
+
+
+def test_loose_forms_are_parsed_but_never_decoded() -> None:
+    grammar = load_grammar("two-windows")
+    lists = find_game("two-windows").recognition_lists()
+    got = grammar.parse("we go with cloud", typed=False, lists=lists)
+    assert isinstance(got, Command) and got.canonical == "final Cloud"
+    built = recognition_grammar(grammar, lists=lists)
+    assert "go with" not in built.jsgf and "we go with cloud" not in built.phrases
+    assert "go" not in grammar.vocabulary(lists=lists) or "go with" not in " ".join(built.phrases)
 
 
 def test_skip_words_are_never_the_whole_command() -> None:
