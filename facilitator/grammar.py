@@ -351,8 +351,9 @@ class Grammar:
         return self._RULE.sub(body, source)
 
     def uncontract(self, text: str) -> str:
-        """``text`` (normalised words) with each contraction said in full ("what's" -> "what is")."""
-        if not self.contractions or "'" not in text:
+        """``text`` (normalised words) with each contraction said in full ("what's" -> "what is";
+        a transcriber's compound, "northeast" -> "north east")."""
+        if not self.contractions:
             return text
         return " ".join(self.contractions.get(w.lower(), w) for w in text.split())
 

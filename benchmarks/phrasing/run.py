@@ -99,12 +99,12 @@ def synthesize(text: str, voice: str, directory: Path) -> bytes:
 
 
 def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int | None,
-                  log: bool = True) -> dict[str, Any]:
+                  every: int = 1, log: bool = True) -> dict[str, Any]:
     from facilitator.speech.engines.grammar_build import recognition_grammar
     from facilitator.speech.engines.hybrid import HybridRecognizer
     from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
 
-    lines = [line for line in corpus.read(half) if corpus.sayable(line)]
+    lines = [line for line in corpus.read(half) if corpus.sayable(line)][::every]
     if limit is not None:
         lines = lines[:limit]
     pocketsphinx = PocketsphinxRecognizer()
@@ -175,7 +175,7 @@ def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int 
                          "missed": tally.missed or [], "talk lines": talk_total,
                          "talk answered": spoken_talk["answered"], "talk changes game": spoken_talk["changes game"],
                          "talk sure change": spoken_talk["sure change"]})
-    return {"half": half, "lines": len(lines), "voices": list(voices), "seconds": round(time.monotonic() - began),
+    return {"half": half, "lines": len(lines), "every": every, "voices": list(voices), "seconds": round(time.monotonic() - began),
             "rows": rows, "transcripts": transcripts}
 
 
@@ -191,7 +191,8 @@ def _print_typed(report: dict[str, Any]) -> None:
 
 
 def _print_spoken(report: dict[str, Any]) -> None:
-    print(f"spoken, {report['half']} ({report['lines']} lines, {report['seconds']} s):")
+    print(f"spoken, {report['half']} (every {report['every']}. sayable line: {report['lines']} lines, "
+          f"{report['seconds']} s):")
     for mode in ("both", "light"):
         rows = [r for r in report["rows"] if r["mode"] == mode]
         if not rows:
@@ -216,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--second-engine", choices=("always", "off"), default="always",
                         help="off: pocketsphinx alone (the light mode row only)")
     parser.add_argument("--limit", type=int, default=None, help="speak only the first N lines")
+    parser.add_argument("--every", type=int, default=1, help="speak every Nth line (2: half of them)")
     parser.add_argument("--json", type=Path, default=None, help="write the whole report (with transcripts) here")
     args = parser.parse_args(argv)
     halves = corpus.HALVES if args.half == "both" else (args.half,)
@@ -225,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.spoken:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         voices = tuple(v.strip() for v in args.voices.split(",") if v.strip())
-        spoken = spoken_report(args.spoken_half, voices, args.second_engine == "always", args.limit)
+        spoken = spoken_report(args.spoken_half, voices, args.second_engine == "always", args.limit,
+                               max(1, args.every))
         report["spoken"] = spoken
         _print_spoken(spoken)
     if args.json:
