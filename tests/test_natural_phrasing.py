@@ -195,7 +195,7 @@ def _copy_grammars(tmp_path: Path) -> Path:
 def test_expansion_rules_and_their_errors(tmp_path: Path) -> None:
     directory = _copy_grammars(tmp_path)
     path = directory / "compass-code.toml"
-    path.write_text(path.read_text().replace('"<route>",', '"<nowhere>",', 1))
+    path.write_text(path.read_text().replace('"our guess is <route>"', '"our guess is <nowhere>"', 1))
     with pytest.raises(GrammarError, match="unknown expansion rule <nowhere>"):
         load_grammar("compass-code", directory)
 
