@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from facilitator.grammar import load_grammar
 from facilitator.speech.engines.grammar_build import recognition_grammar
-from facilitator.speech.engines.hybrid import FUZZY_MIN, Scores, free_text_hearing
+from facilitator.speech.engines.hybrid import FUZZY_MIN, Scores, first_of_repeats, free_text_hearing
 
 
 def _captain() -> object:
@@ -57,3 +57,14 @@ def test_nothing_heard_nothing_given() -> None:
     assert free_text_hearing([], _ranked("send north east south west"), None, commands) is None
     assert free_text_hearing(["", "pass the crisps"], [], None, commands) is None
     assert free_text_hearing(["send north east south west"], [], None, None) is None
+
+
+def test_whispers_repeated_text_is_read_once() -> None:
+    """Whisper sometimes writes a short clip's words again and again, the last time cut off."""
+    assert first_of_repeats("what's on card two what's on card two what's on") == "what's on card two"
+    assert first_of_repeats("n n n n n n") == "n"
+    assert first_of_repeats("send north east south west") == "send north east south west"
+    assert first_of_repeats("no no") == "no"
+    commands = recognition_grammar(load_grammar("clover"), intents={"read card", "read cards"}).commands
+    got = free_text_hearing(["what's on card two what's on card two what's on card two what's"], [], None, commands)
+    assert got is not None and commands[got.text] == "read card 2"

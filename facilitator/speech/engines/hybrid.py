@@ -205,6 +205,17 @@ FUZZY_MIN = 88.0
 FUZZY_MARGIN = 6.0
 
 
+def first_of_repeats(text: str) -> str:
+    """``text`` once when Whisper wrote it again and again ("what's on card two what's on
+    card two what's on", its loop on a short clip): the words up to where they repeat."""
+    words = text.split()
+    for size in range(1, len(words) // 2 + 1):
+        head = words[:size]
+        if words[size:2 * size] == head and all(w == head[i % size] for i, w in enumerate(words)):
+            return " ".join(head)
+    return text
+
+
 def free_text_hearing(heard: list[str], ranked: list[Scores], ps_text: str | None,
                       commands: Mapping[str, str] | None) -> Hypothesis | None:
     """What Whisper wrote freely, when the rescoring of the legal phrases (``decide``) gave nothing.
@@ -219,7 +230,7 @@ def free_text_hearing(heard: list[str], ranked: list[Scores], ps_text: str | Non
     """
     if not commands:
         return None
-    texts = [h for h in dict.fromkeys(heard) if h]
+    texts = [h for h in dict.fromkeys(first_of_repeats(h) for h in heard) if h]
     for text in texts:
         said = commands.get(text)
         if said is not None:
