@@ -10,6 +10,22 @@ it) and ``[responses]`` (what the assistant says; see ``phrases.py``).
   or a ``pattern`` (a regular expression, typed only), or ``wildcard = true``
   (free text, typed only unless phrases are passed in at run time).
 * Runtime lists (player names, catalogue names) are passed per call.
+
+Phrasing as people use it (docs/speech.md, "Natural phrasing"):
+
+* ``answer`` templates are answer-only forms ("yep", "sure", "that's right"): heard only
+  when the caller asks for answers (``answers=True``: a question is open), never as
+  commands on their own.
+* ``loose`` templates are understood typed and in the second engine's free text, but
+  kept out of the closed decoding grammars (pocketsphinx's JSGF, Vosk's phrase list,
+  Whisper's candidates), where table talk was measured to decode to them.
+* ``[skip]`` words stand before (``lead``) or after (``trail``) any command ("okay",
+  "let's", "can you", "please") and are stripped when what is left parses; a few
+  (``spoken_lead``, ``spoken_trail``) stand optionally around every command in the
+  pocketsphinx grammar.  They are never copied into the templates.
+* ``[contractions]`` ("what's" = "what is") fold what was said or typed, and a
+  template's contracted word matches either form.
+* ``[expansions]`` are named pieces of template, written ``<name>`` in a template.
 """
 
 from __future__ import annotations
@@ -51,6 +67,20 @@ class _CommandModel(BaseModel):
     #: a mistake cannot be taken back), "unsure" (a free move: applied at once when the
     #: recognizer is sure, echoed with its undo window when it is not)
     confirm: bool | Literal["always", "unsure"] = False
+    #: answer-only forms: heard only as the answer to an open question (``answers=True``)
+    answer: list[str] = []
+    #: loose forms: understood typed and in the second engine's free text, kept out of the
+    #: closed decoding grammars (pocketsphinx's JSGF, the phrase lists), where table talk
+    #: was measured to decode to them
+    loose: list[str] = []
+
+
+class _SkipModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    lead: list[str] = []
+    trail: list[str] = []
+    spoken_lead: list[str] = []
+    spoken_trail: list[str] = []
 
 
 class _FileModel(BaseModel):
@@ -58,6 +88,9 @@ class _FileModel(BaseModel):
     lists: dict[str, _ListModel] = {}
     commands: list[_CommandModel] = []
     responses: dict[str, str] = {}
+    skip: _SkipModel = _SkipModel()
+    contractions: dict[str, str] = {}
+    expansions: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -126,6 +159,10 @@ class Form:
     source: str
     typed_only: bool
     confirm: bool
+    #: an answer-only form ("yep"): heard only while a question is open
+    answer_only: bool = False
+    #: a loose form: parsed (typed or heard freely), never in a decoding grammar
+    loose: bool = False
 
     @cached_property
     def slot_names(self) -> set[str]:
@@ -226,6 +263,27 @@ class Grammar:
         self.echoed_unsure: set[str] = set()
         self.intents: list[str] = []
         self.common_intents: set[str] = set()
+        self.contractions: dict[str, str] = {}
+        self.expansions: dict[str, str] = {}
+        lead: list[str] = []
+        trail: list[str] = []
+        spoken_lead: list[str] = []
+        spoken_trail: list[str] = []
+        for name, model in files:
+            for short, full in model.contractions.items():
+                self.contractions.setdefault(short.lower(), " ".join(full.lower().split()))
+            for rule, body in model.expansions.items():
+                self.expansions.setdefault(rule, body)
+            lead += model.skip.lead
+            trail += model.skip.trail
+            spoken_lead += model.skip.spoken_lead
+            spoken_trail += model.skip.spoken_trail
+        #: skip words, longest first, each also in its uncontracted form ("let's", "let us")
+        self.skip_lead = self._skip_words(lead)
+        self.skip_trail = self._skip_words(trail)
+        #: the few said around a command in the spoken grammar
+        self.spoken_lead = tuple(dict.fromkeys(" ".join(w.lower().split()) for w in spoken_lead))
+        self.spoken_trail = tuple(dict.fromkeys(" ".join(w.lower().split()) for w in spoken_trail))
         # game files first so that a game's phrasing wins over the common one
         for name, model in reversed(files):
             for list_name, lst in model.lists.items():
@@ -243,7 +301,7 @@ class Grammar:
         # a common phrase that a game uses for its own command is the game's there
         # (Two Windows "more" reveals; elsewhere "more" pages)
         game_sources = {src for name, model in files if not name.endswith("/common.toml")
-                        for cmd in model.commands for src in (*cmd.say, *cmd.type)}
+                        for cmd in model.commands for src in (*cmd.say, *cmd.type, *cmd.answer, *cmd.loose)}
         for name, model in files:
             for index, cmd in enumerate(model.commands):
                 entry = f"command {index + 1} ({cmd.intent})"
@@ -257,19 +315,81 @@ class Grammar:
                     self.confirmed.add(cmd.intent)
                 if cmd.confirm == "always":
                     self.always_confirmed.add(cmd.intent)
-                if not cmd.say and not cmd.type:
+                if not cmd.say and not cmd.type and not cmd.answer and not cmd.loose:
                     raise GrammarError(name, entry, "has neither say nor type templates")
-                for source, typed_only in [(s, False) for s in cmd.say] + [(s, True) for s in cmd.type]:
+                sources = ([(s, False, False, False) for s in cmd.say] + [(s, True, False, False) for s in cmd.type]
+                           + [(s, False, True, False) for s in cmd.answer]
+                           + [(s, False, False, True) for s in cmd.loose])
+                for source, typed_only, answer_only, loose in sources:
                     if name.endswith("/common.toml") and source in game_sources:
                         continue
                     try:
-                        tree = t.parse(source)
+                        tree = t.parse(self._expand_rules(source))
                     except t.TemplateSyntaxError as exc:
                         raise GrammarError(name, entry, str(exc)) from None
-                    form = Form(cmd.intent, cmd.output, tree, source, typed_only, cmd.confirm not in (False, "unsure"))
+                    form = Form(cmd.intent, cmd.output, tree, source, typed_only,
+                                cmd.confirm not in (False, "unsure"), answer_only, loose)
                     self._check_form(name, entry, form)
                     self.forms.append(form)
         self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}
+
+    def _skip_words(self, words: list[str]) -> tuple[tuple[str, ...], ...]:
+        said = {" ".join(w.lower().split()) for w in words if w.strip()}
+        said |= {self.uncontract(w) for w in said}
+        return tuple(tuple(w.split()) for w in sorted(said, key=lambda w: (-len(w.split()), w)))
+
+    _RULE = re.compile(r"<([a-z][a-z0-9_-]*)>")
+
+    def _expand_rules(self, source: str, depth: int = 0) -> str:
+        """``source`` with each ``<rule>`` replaced by its expansion, in parentheses."""
+        if "<" not in source:
+            return source
+        if depth > 8:
+            raise t.TemplateSyntaxError(f"expansion rules nest too deep in {source!r}")
+
+        def body(m: re.Match[str]) -> str:
+            rule = m.group(1)
+            if rule not in self.expansions:
+                raise t.TemplateSyntaxError(f"unknown expansion rule <{rule}> in {source!r}")
+            return f"( {self._expand_rules(self.expansions[rule], depth + 1)} )"
+
+        return self._RULE.sub(body, source)
+
+    def uncontract(self, text: str) -> str:
+        """``text`` (normalised words) with each contraction said in full ("what's" -> "what is";
+        a transcriber's compound, "northeast" -> "north east")."""
+        if not self.contractions:
+            return text
+        return " ".join(self.contractions.get(w.lower(), w) for w in text.split())
+
+    def _strip_skips(self, text: str) -> list[str]:
+        """``text`` with the skip words before and after it read away one at a time, each
+        stage a reading ("can we check if ...": "check if ..." before "if ..."); never all of it."""
+        def strip(words: list[str], skips: tuple[tuple[str, ...], ...], lead: bool) -> list[str] | None:
+            lowered = [w.lower() for w in words]
+            for skip in skips:
+                n = len(skip)
+                if len(lowered) > n and tuple(lowered[:n] if lead else lowered[-n:]) == skip:
+                    return words[n:] if lead else words[:-n]
+            return None
+
+        out: list[str] = []
+        words: list[str] | None = text.split()
+        while words is not None:
+            tail: list[str] | None = words
+            while tail is not None:
+                out.append(" ".join(tail))
+                tail = strip(tail, self.skip_trail, lead=False)
+            words = strip(words, self.skip_lead, lead=True)
+        return out[1:]
+
+    def readings(self, norm: str) -> list[str]:
+        """The ways to read ``norm`` (normalised), tried in order: as it is; contractions
+        said in full; without the skip words around it (so a line that parsed as it was
+        keeps its reading: a free-text slot is never cut or uncontracted needlessly)."""
+        full = self.uncontract(norm)
+        out = [norm, *self._strip_skips(norm), full, *self._strip_skips(full)]
+        return list(dict.fromkeys(r for r in out if r))
 
     def _check_form(self, file: str, entry: str, form: Form) -> None:
         for slot in t.slots(form.tree):
@@ -289,20 +409,40 @@ class Grammar:
         lists: RuntimeLists | None = None,
         intents: Iterable[str] | None = None,
         typed: bool = True,
+        answers: bool = False,
     ) -> Command | NotRecognized:
         """Turn an utterance into a command, or ``NotRecognized``.
 
         ``intents`` narrows to the commands legal now; ``typed=False`` accepts only
-        what can be spoken (what a recognizer can return).
+        what can be spoken (what a recognizer can return); ``answers`` also accepts
+        the answer-only forms ("yep", "that's right"): a question is open.
+        Skip words around the command and contractions are read away (``readings``).
         """
+        found = self.match(text, lists=lists, intents=intents, typed=typed, answers=answers)
+        return found[1] if found is not None else NotRecognized(text)
+
+    def match(self, text: str, *, lists: RuntimeLists | None = None, intents: Iterable[str] | None = None,
+              typed: bool = True, answers: bool = False) -> tuple[Form, Command] | None:
+        """The form ``text`` parses by and its command (``parse``'s arguments), or None."""
         norm = normalize(text)
         if not norm or not is_text(text) or (len(norm) == 1 and not _LONE_CHARACTER.fullmatch(text)):
-            return NotRecognized(text)
+            return None
         allowed = set(intents) if intents is not None else None
-        for form, regex, groups in self._compiled(lists, typed):
+        compiled = self._compiled(lists, typed)
+        for reading in self.readings(norm):
+            found = self._parse_reading(text, reading, compiled, allowed, typed, answers, lists)
+            if found is not None:
+                return found
+        return None
+
+    def _parse_reading(self, text: str, norm: str,
+                       compiled: list[tuple[Form, re.Pattern[str], dict[str, str]]],
+                       allowed: set[str] | None, typed: bool, answers: bool,
+                       lists: RuntimeLists | None) -> tuple[Form, Command] | None:
+        for form, regex, groups in compiled:
             if allowed is not None and form.intent not in allowed:
                 continue
-            if form.typed_only and not typed:
+            if (form.typed_only and not typed) or (form.answer_only and not answers):
                 continue
             m = regex.fullmatch(" " + norm)
             if not m:
@@ -315,8 +455,8 @@ class Grammar:
                 list_name, slot = spec.split("/")
                 values[slot] = self._list(list_name, lists).value_of(got)
             canonical = form.output.format(**values)
-            return Command(form.intent, canonical, values, text, typed=typed)
-        return NotRecognized(text)
+            return form, Command(form.intent, canonical, values, text, typed=typed)
+        return None
 
     def _list(self, name: str, lists: RuntimeLists | None) -> WordList:
         base = self.lists[name]
@@ -350,6 +490,9 @@ class Grammar:
 
     def _regex(self, node: t.Node, groups: dict[str, str], lists: RuntimeLists | None, typed: bool) -> str:
         if isinstance(node, t.Word):
+            full = self.uncontract(node.text.lower())
+            if full != node.text.lower():   # "what's" in a template: said either way
+                return r"\ (?:" + re.escape(node.text) + "|" + r"\ ".join(map(re.escape, full.split())) + ")"
             return r"\ " + re.escape(node.text)
         if isinstance(node, t.Slot):
             group = f"g{len(groups)}"
@@ -365,7 +508,7 @@ class Grammar:
     def render(self, canonical: str, *, lists: RuntimeLists | None = None) -> str | None:
         """The first spoken phrase for a canonical command, or None if none can say it."""
         for form in self.forms:
-            if form.typed_only:
+            if form.typed_only or form.answer_only or form.loose:
                 continue
             values = self._invert(form, canonical, lists)
             if values is None:
@@ -418,21 +561,37 @@ class Grammar:
         return "" if node.optional else None
 
     # -- export --------------------------------------------------------------
+    def _spoken(self, form: Form, allowed: set[str] | None, answers: bool) -> bool:
+        return not (form.typed_only or form.loose or (form.answer_only and not answers)
+                    or (allowed is not None and form.intent not in allowed))
+
     def jsgf(self, *, intents: Iterable[str] | None = None, lists: RuntimeLists | None = None,
-             name: str = "facilitator") -> str:
-        """A JSGF grammar of the spoken forms (of ``intents`` if given)."""
+             name: str = "facilitator", answers: bool = False) -> str:
+        """A JSGF grammar of the spoken forms (of ``intents`` if given; ``answers``: with
+        the answer-only forms), the spoken skip words optional around every command."""
         allowed = set(intents) if intents is not None else None
         rules: dict[str, str] = {}
         bodies = []
         for form in self.forms:
-            if form.typed_only or (allowed is not None and form.intent not in allowed):
+            if not self._spoken(form, allowed, answers):
                 continue
             body = self._jsgf(form.tree, rules, lists)
             if body is not None:
                 bodies.append(body)
         if not bodies:
             raise GrammarError("grammars", None, "no spoken command to build a grammar from")
-        out = ["#JSGF V1.0;", f"grammar {name};", "public <command> = " + " | ".join(f"( {b} )" for b in bodies) + ";"]
+        said = " | ".join(f"( {b} )" for b in bodies)
+        if self.spoken_lead or self.spoken_trail:
+            lead = "[ <skip_lead> ] " if self.spoken_lead else ""
+            trail = " [ <skip_trail> ]" if self.spoken_trail else ""
+            out = ["#JSGF V1.0;", f"grammar {name};", f"public <command> = {lead}<commands>{trail};",
+                   f"<commands> = {said};"]
+            if self.spoken_lead:
+                rules["skip_lead"] = " | ".join(self.spoken_lead)
+            if self.spoken_trail:
+                rules["skip_trail"] = " | ".join(self.spoken_trail)
+        else:
+            out = ["#JSGF V1.0;", f"grammar {name};", f"public <command> = {said};"]
         out += [f"<{rule}> = {body};" for rule, body in sorted(rules.items())]
         return "\n".join(out) + "\n"
 
@@ -460,12 +619,13 @@ class Grammar:
         return f"[ {inner} ]" if node.optional else f"( {inner} )"
 
     def spoken_phrases(self, *, intents: Iterable[str] | None = None,
-                       lists: RuntimeLists | None = None) -> list[str]:
-        """Every phrase a recognizer may return (for Vosk's phrase list)."""
+                       lists: RuntimeLists | None = None, answers: bool = False) -> list[str]:
+        """Every phrase of the spoken forms (Vosk's phrase list, Whisper's candidates),
+        without skip words: those are the pocketsphinx grammar's alone."""
         allowed = set(intents) if intents is not None else None
         out: list[str] = []
         for form in self.forms:
-            if form.typed_only or (allowed is not None and form.intent not in allowed):
+            if not self._spoken(form, allowed, answers):
                 continue
             out.extend(self._expand(form.tree, lists))
         return sorted({" ".join(p.split()) for p in out})
@@ -485,10 +645,10 @@ class Grammar:
         return out + ([""] if node.optional else [])
 
     def vocabulary(self, *, lists: RuntimeLists | None = None) -> set[str]:
-        """Every word the spoken forms can use."""
-        words: set[str] = set()
+        """Every word the spoken forms (answer-only ones too) and spoken skip words can use."""
+        words: set[str] = {w for p in (*self.spoken_lead, *self.spoken_trail) for w in p.split()}
         for form in self.forms:
-            if form.typed_only:
+            if form.typed_only or form.loose:
                 continue
             words.update(w.lower() for w in t.words(form.tree))
             for slot in t.slots(form.tree):

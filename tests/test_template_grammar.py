@@ -148,7 +148,7 @@ def test_golden_utterances(utterance: str, canonical: str) -> None:
 
 
 @pytest.mark.parametrize("utterance", [
-    "pass the crisps", "is it my turn", "send", "send north east", "north east south west",
+    "pass the crisps", "is it my turn", "send", "send north east",
     "is west in position", "one anchor", "anchors", "", "   ", "\ufffd\ufffd", "x" * 50,
 ])
 def test_not_understood(utterance: str) -> None:

@@ -360,7 +360,7 @@ def test_a_refused_command_twice_in_a_row_gets_its_usage(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("line", "intent"), [("check W 5", "check"), ("send", "send"),
-                                              ("candidates please now", "candidates")])
+                                              ("candidates blue green", "candidates")])
 def test_a_typed_line_that_starts_like_a_command_gets_its_usage(tmp_path: Path, line: str,
                                                                  intent: str) -> None:
     session = compass_session(tmp_path)

@@ -139,7 +139,8 @@ def test_whisper_refuses_chatter_under_every_game(hybrid: HybridRecognizer) -> N
     """Chatter clips (clean and in noise) never come back as a command, under any game's grammar."""
     from facilitator.speech.engines.recognize import recognize_files
 
-    chatter = sorted((AUDIO / "chatter").glob("*.wav")) + [
+    # "whose turn is it" is a status query since natural phrasing (tests/audio/golden.toml)
+    chatter = sorted(p for p in (AUDIO / "chatter").glob("*.wav") if p.stem != "whose_turn_is_it") + [
         RECOGNITION / "clips" / str(c["file"]) for c in _golden_recognition() if not c["want"]]
     accepted = []
     for game in ("compass-code", "two-windows", "lantern-links", "clover"):

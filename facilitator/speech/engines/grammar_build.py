@@ -21,7 +21,7 @@ from ..base import RecognitionGrammar
 #: (never a canonical command of the grammars, which start with a word)
 WAKE_COMMAND = "<wake>"
 
-_cache: dict[tuple[int, object, object], RecognitionGrammar] = {}
+_cache: dict[tuple[int, object, object, bool], RecognitionGrammar] = {}
 _CACHE_SIZE = 64
 
 
@@ -40,11 +40,16 @@ class PhraseCommands(Mapping[str, str]):
         self._known: dict[str, str | None] = {}
 
     def __getitem__(self, phrase: str) -> str:
-        if phrase not in self._phrases:
+        """The command ``phrase`` says: a legal phrase, or one pocketsphinx's grammar
+        decoded with skip words around it ("let's send north east south west")."""
+        if not isinstance(phrase, str):
             raise KeyError(phrase)
-        if phrase not in self._known:
-            self._known[phrase] = self._command_of(phrase)
-        found = self._known[phrase]
+        if phrase in self._known:
+            found = self._known[phrase]
+        else:
+            found = self._command_of(phrase)
+            if phrase in self._phrases:
+                self._known[phrase] = found
         if found is None:
             raise KeyError(phrase)
         return found
@@ -66,9 +71,9 @@ class PhraseCommands(Mapping[str, str]):
 
 
 def _parser(grammar: Grammar, intents: tuple[str, ...] | None,
-            lists: RuntimeLists | None) -> Callable[[str], str | None]:
+            lists: RuntimeLists | None, answers: bool = False) -> Callable[[str], str | None]:
     def command_of(phrase: str) -> str | None:
-        parsed = grammar.parse(phrase, typed=False, intents=intents, lists=lists)
+        parsed = grammar.parse(phrase, typed=False, intents=intents, lists=lists, answers=answers)
         return parsed.canonical if isinstance(parsed, Command) else None
     return command_of
 
@@ -83,24 +88,25 @@ def _freeze_lists(lists: RuntimeLists | None) -> object:
 
 
 def recognition_grammar(grammar: Grammar, intents: Iterable[str] | None = None,
-                        lists: RuntimeLists | None = None) -> RecognitionGrammar:
+                        lists: RuntimeLists | None = None, answers: bool = False) -> RecognitionGrammar:
     """The decoding grammar of ``grammar``'s spoken forms, narrowed to ``intents``.
 
     ``intents=None`` means every command (what ``recognize`` uses); ``lists``
-    supplies runtime slot values (player names, tiles in hand).  Results are
-    cached, so calling this for every listen is cheap.
+    supplies runtime slot values (player names, tiles in hand); ``answers`` adds
+    the answer-only forms ("yep", "that's right"), for the answer to an open
+    question.  Results are cached, so calling this for every listen is cheap.
     """
     wanted = tuple(sorted(set(intents))) if intents is not None else None
-    cache_key = (id(grammar), wanted, _freeze_lists(lists))
+    cache_key = (id(grammar), wanted, _freeze_lists(lists), answers)
     found = _cache.get(cache_key)
     if found is not None:
         return found
-    jsgf = grammar.jsgf(intents=wanted, lists=lists)
-    phrases = tuple(grammar.spoken_phrases(intents=wanted, lists=lists))
+    jsgf = grammar.jsgf(intents=wanted, lists=lists, answers=answers)
+    phrases = tuple(grammar.spoken_phrases(intents=wanted, lists=lists, answers=answers))
     words = frozenset(w for phrase in phrases for w in phrase.split())
     key = hashlib.sha1(jsgf.encode("utf-8")).hexdigest()[:16]
     built = RecognitionGrammar(jsgf=jsgf, phrases=phrases, words=words, key=key,
-                               commands=PhraseCommands(phrases, _parser(grammar, wanted, lists)))
+                               commands=PhraseCommands(phrases, _parser(grammar, wanted, lists, answers)))
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()
     _cache[cache_key] = built

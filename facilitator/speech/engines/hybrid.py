@@ -196,6 +196,63 @@ def _rescued(ps_text: str, ranked: list[Scores], limits: Thresholds, commands: M
             and lead >= limits.rescue_lead)
 
 
+#: Whisper's free text that is no command as it stands is matched to the nearest legal
+#: command (``free_text_hearing``): accepted, unsure (so asked), when its spelling
+#: similarity (rapidfuzz ``ratio``, 0-100) reaches ``FUZZY_MIN`` and leads every other
+#: command's by ``FUZZY_MARGIN`` ("how many crisps are left" is 83 from "how many are
+#: left": table talk stays below)
+FUZZY_MIN = 88.0
+FUZZY_MARGIN = 6.0
+
+
+def first_of_repeats(text: str) -> str:
+    """``text`` once when Whisper wrote it again and again ("what's on card two what's on
+    card two what's on", its loop on a short clip): the words up to where they repeat."""
+    words = text.split()
+    for size in range(1, len(words) // 2 + 1):
+        head = words[:size]
+        if words[size:2 * size] == head and all(w == head[i % size] for i, w in enumerate(words)):
+            return " ".join(head)
+    return text
+
+
+def free_text_hearing(heard: list[str], ranked: list[Scores], ps_text: str | None,
+                      commands: Mapping[str, str] | None) -> Hypothesis | None:
+    """What Whisper wrote freely, when the rescoring of the legal phrases (``decide``) gave nothing.
+
+    ``heard`` is Whisper's n-best, folded to the grammar's words (lower case, no
+    punctuation, digits spelled).  A text the grammar's own parser reads (``commands``
+    parses a phrase with skip words and contractions: "okay let's send north east south
+    west") is the hearing: sure when pocketsphinx heard the same command, else unsure.
+    Otherwise the nearest of the scored legal phrases (one per command: its best) by
+    spelling is accepted unsure when it reaches ``FUZZY_MIN`` and leads the nearest other
+    command by ``FUZZY_MARGIN``; the loop then asks ("Send north east south west?").
+    """
+    if not commands:
+        return None
+    texts = [h for h in dict.fromkeys(first_of_repeats(h) for h in heard) if h]
+    for text in texts:
+        said = commands.get(text)
+        if said is not None:
+            return Hypothesis(text, None, bool(ps_text) and commands.get(ps_text or "") == said)
+    if not texts or not ranked:
+        return None
+    from rapidfuzz import fuzz
+
+    best: dict[str, tuple[float, str]] = {}
+    for scored in ranked:
+        command = _command(scored.phrase, commands)
+        near = max(fuzz.ratio(scored.phrase, text) for text in texts)
+        if command not in best or near > best[command][0]:
+            best[command] = (near, scored.phrase)
+    order = sorted(best.values(), reverse=True)
+    top, phrase = order[0]
+    runner = order[1][0] if len(order) > 1 else 0.0
+    if top >= FUZZY_MIN and top - runner >= FUZZY_MARGIN:
+        return Hypothesis(phrase, None, False)
+    return None
+
+
 class HybridRecognizer:
     """pocketsphinx, verified or overruled by Whisper's rescoring of the legal phrases (see ``decide``).
 
@@ -247,7 +304,12 @@ class HybridRecognizer:
                 ranked = [Scores(s.phrase, s.logprob, s.similarity, s.free)
                           for s in self.whisper.last.get("ranked", [])]
             self.last = {**self.last, "ranked": ranked}
-        return decide(ps_text, ranked, self.mode, self.limits, grammar.commands)
+        decided = decide(ps_text, ranked, self.mode, self.limits, grammar.commands)
+        if decided is None and self.mode == "always":
+            heard = self.whisper.last.get("heard") or []
+            decided = free_text_hearing(list(heard), ranked or [], ps_text, grammar.commands)
+            self.last["free text"] = decided is not None
+        return decided
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         return self.verify(pcm, grammar, self.hear_first(pcm, grammar))
