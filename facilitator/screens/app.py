@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -63,8 +63,13 @@ from .talk import Talk
 from .talk_routes import TalkRoutes
 from .views import seat_view, table_view
 
-if TYPE_CHECKING:
-    from .certificate import Certificate
+
+class Fingerprinted(Protocol):
+    """What the table screen shows of the LAN certificate (``certificate.Certificate``)."""
+
+    @property
+    def short_fingerprint(self) -> str: ...
+
 
 _T = TypeVar("_T")
 
@@ -127,7 +132,7 @@ class Screens:
         #: the phones' utterances on their way to the listen loop
         self.talk = talk or Talk()
         #: the LAN certificate (the server sets it): the table screen shows its fingerprint
-        self.certificate: Certificate | None = None
+        self.certificate: Fingerprinted | None = None
         #: the address phones use (the server sets it): join links and QR codes are built
         #: on it, never on the address the table screen happened to be opened at
         self.base_url: str | None = None
@@ -152,7 +157,7 @@ class Screens:
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
             Route("/seat/{seat:int}/check", self.check),
-            *TalkRoutes(self, self.talk).routes(),
+            *TalkRoutes(self.seats.holds, lambda: self.hub.listener, self.talk).routes(),
             Mount("/static", static, name="static"),
         ])
         #: the host names requests may carry (the server sets them); None: any

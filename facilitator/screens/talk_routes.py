@@ -10,7 +10,8 @@ on a release; both return at once.  What the loop heard comes back through
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import anyio
 from starlette.requests import Request
@@ -19,10 +20,15 @@ from starlette.routing import Route
 
 from .labels import labels
 from .seats import cookie_name
-from .talk import CONTENT_TYPE, MAX_CHUNK_BYTES, MAX_SECONDS, SAMPLE_RATE, Talk, TalkRefused
-
-if TYPE_CHECKING:
-    from .app import Screens
+from .talk import (
+    CONTENT_TYPE,
+    MAX_CHUNK_BYTES,
+    MAX_SECONDS,
+    SAMPLE_RATE,
+    PhoneListener,
+    Talk,
+    TalkRefused,
+)
 
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -36,10 +42,13 @@ def refusal(key: str, status: int) -> JSONResponse:
 
 
 class TalkRoutes:
-    """The talk routes of one app, over its hub and seats."""
+    """The talk routes of one app, given what they need of it: whether a device holds a seat
+    (``holds(seat, cookie)``) and the listener phones talk to now (None: nobody listens)."""
 
-    def __init__(self, screens: Screens, talk: Talk) -> None:
-        self.screens = screens
+    def __init__(self, holds: Callable[[int, str | None], bool],
+                 listener: Callable[[], PhoneListener | None], talk: Talk) -> None:
+        self.holds = holds
+        self.listener = listener
         self.talk = talk
 
     def routes(self) -> list[Route]:
@@ -52,7 +61,7 @@ class TalkRoutes:
     def _seat(self, request: Request) -> int | None:
         """The seat this device holds (its cookie), or None."""
         number = int(request.path_params["seat"])
-        held = self.screens.seats.holds(number, request.cookies.get(cookie_name(number)))
+        held = self.holds(number, request.cookies.get(cookie_name(number)))
         return number if held else None
 
     async def start(self, request: Request) -> Response:
@@ -61,7 +70,7 @@ class TalkRoutes:
         if seat is None:
             return refusal("seat", 403)
         await request.body()                 # a press carries nothing; whatever came is dropped
-        listener = self.screens.hub.listener
+        listener = self.listener()
         if listener is None:
             return refusal("not-listening", 409)
         try:
@@ -91,7 +100,7 @@ class TalkRoutes:
         if seat is None:
             return refusal("seat", 403)
         await request.body()
-        listener = self.screens.hub.listener
+        listener = self.listener()
         utterance = request.path_params["utterance"]
         if listener is None:
             self.talk.drop(seat)
