@@ -430,6 +430,7 @@ class Screens:
         async def events() -> AsyncIterator[str]:
             seen, idle = -1, 0.0
             while not self.closing:
+                self.hub.notice_question()
                 if self.hub.version != seen:
                     seen = self.hub.version
 

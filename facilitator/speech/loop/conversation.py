@@ -103,6 +103,11 @@ class Conversation(LoopCore):
             # the prompt takes its own time, but does not start the timeout afresh
             self._deadline = max(self._deadline or end, end + self.settings.answer_seconds)
             return
+        self._answered(command, segment)
+
+    def _answered(self, command: Command, segment: Segment) -> None:
+        """The open question answered with ``command`` (said in ``segment``, or tapped on
+        the phone of the seat that spoke it)."""
         self._earcon("understood")
         pending, intent = self.pending, command.intent
         if intent == "repeat":
