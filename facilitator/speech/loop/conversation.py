@@ -92,7 +92,7 @@ class Conversation(LoopCore):
         return CONFIRM_INTENTS | QUESTION_ASIDES | (frozenset(queries) & self.session.legal_intents())
 
     def _hear_answer(self, segment: Segment) -> None:
-        command = self._decode_as(segment, self.question_intents())
+        command = self._decode_as(segment, self.question_intents(), answering=True)
         if command is None:
             self._prompts += 1
             if self._prompts > self.settings.max_yes_or_no_prompts:
