@@ -33,6 +33,7 @@ def heard() -> dict[str, list[tuple[str, str, str | None]]]:
     from benchmarks.session.table import phone_hears
     from benchmarks.session.voices import Voices
     from facilitator.games import find_game
+    from facilitator.games.clover.referee import Clover
     from facilitator.grammar import load_grammar
     from facilitator.speech.engines.grammar_build import recognition_grammar
     from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
@@ -40,8 +41,7 @@ def heard() -> dict[str, list[tuple[str, str, str | None]]]:
     from facilitator.speech.loop.core import CONFIRM_INTENTS, QUESTION_ASIDES
 
     grammar = load_grammar("clover")
-    queries = find_game("clover").referee_class.queries if hasattr(find_game("clover"), "referee_class") \
-        else frozenset({"read card", "read cards", "read clues", "status", "read rules"})
+    queries = Clover.queries
     question = recognition_grammar(grammar, intents=sorted(CONFIRM_INTENTS | QUESTION_ASIDES | set(queries)),
                                    lists=find_game("clover").recognition_lists() or None)
     voices = Voices()
