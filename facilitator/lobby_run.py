@@ -371,3 +371,12 @@ class _Relay:
     def phone_utterance(self, seat: int, pcm: bytes) -> None:
         if self.loop is not None:
             self.loop.phone_utterance(seat, pcm)
+
+    def asking_seat(self) -> int | None:
+        asking = getattr(self.loop, "asking_seat", None)
+        seat = asking() if asking is not None else None
+        return seat if isinstance(seat, int) else None
+
+    def seat_answer(self, seat: int, yes: bool) -> None:
+        if self.loop is not None:
+            self.loop.seat_answer(seat, yes)

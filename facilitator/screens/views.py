@@ -87,4 +87,5 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
 def talk_view(hub: Hub, number: int) -> dict[str, Any]:
     """The talk control's state for seat ``number``: is anyone listening for voices
     (voice play), and what the loop made of the seat's latest utterance."""
-    return {"listening": hub.listener is not None, "heard": hub.heard_for(number)}
+    return {"listening": hub.listener is not None, "heard": hub.heard_for(number), "seat": number,
+            "question": hub.listener is not None and hub.asking_seat() == number}

@@ -107,6 +107,9 @@ class RecognitionGrammar:
     words: frozenset[str]
     key: str = ""
     commands: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: pocketsphinx: the probability of a filler (noise, other talk) between words and around
+    #: the phrase (None: the decoder's default); raised for short answers (``short_answers.py``)
+    filler_probability: float | None = None
 
     def command_of(self, phrase: str) -> str:
         """The command ``phrase`` says under this grammar (the phrase itself when unknown)."""

@@ -277,3 +277,68 @@ def test_the_scripted_clover_table_writes_another_clue_when_one_is_refused(tmp_p
         session.log.close()
     assert len(typed) == 16 and "clue 3 left biscuit3" in typed and "clue 3 left lantern3" not in typed
     assert reply is not None and "4 of 4 ready" in reply.public[0]
+
+
+def test_natural_phrasing_says_the_forms_a_table_uses_and_keeps_the_command_meant() -> None:
+    import random
+
+    from benchmarks.session import natural
+
+    def forms(game: str, phrase: str) -> set[str]:
+        rng, phrasing = random.Random(3), natural.load(game)
+        bare = natural.Phrasing(phrasing.rules, (), (), 0.0, 0.0, phrasing.answers)   # no filler words
+        return {bare.say(phrase, rng) for _ in range(200)}
+
+    assert {"let's send north east south west", "north east south west"} <= forms(
+        "compass-code", "send north east south west")
+    assert "is west third" in forms("compass-code", "is west in position three")
+    assert "is north first" in forms("compass-code", "bearing check north position one")
+    assert {"I'll pass", "skip"} <= forms("lantern-links", "pass my turn")
+    assert "I'll play bravo" in forms("lantern-links", "play bravo")
+    assert "put card one in the top left" in forms("clover", "place card one at the top left")
+    assert "spin card one" in forms("clover", "turn card one")
+    assert "lock it in" in forms("clover", "commit")
+    assert "pardon" in forms("clover", "repeat that")                       # the common rules too
+    assert forms("clover", "read board") == {"read board"}                  # no rule: said as it is
+    rng = random.Random(1)
+    answers = {natural.load("clover").answer("yes", rng) for _ in range(100)}
+    assert "yep" in answers and "no" not in answers
+    # filler words come now and then, around the form
+    said = {natural.load("lantern-links").say("pass", random.Random(k)) for k in range(200)}
+    assert any(s.startswith(("okay ", "um ")) for s in said) and any(s.endswith(" please") for s in said)
+
+
+def test_a_phrasing_rules_file_that_cannot_be_used_says_which_rule(tmp_path: Path) -> None:
+    from benchmarks.session import natural
+
+    bad = tmp_path / "natural.toml"
+    bad.write_text('[[clover]]\nmatch = "^(turn"\nforms = ["spin"]\n', encoding="utf-8")
+    with pytest.raises(natural.PhrasingError, match=r"\[\[clover\]\] number 1: match is not a regular"):
+        natural.load("clover", bad)
+    bad.write_text('[[clover]]\nmatch = "^turn$"\n', encoding="utf-8")
+    with pytest.raises(natural.PhrasingError, match="needs a match and a list of forms"):
+        natural.load("clover", bad)
+
+
+def test_each_voice_gets_its_within_two_tries_and_the_worst_voice_is_named() -> None:
+    from benchmarks.session import run
+
+    r = table.Result(game="clover", condition="quiet", voices="held-out", stream_seconds=60.0)
+    r.commands = [score.CommandTry("pass", "pass", tries=2, understood_at=u, voice=v) for u, v in
+                  ((1, "flite:kal"), (2, "flite:kal"), (0, "festival:kal_diphone"), (1, "festival:kal_diphone"),
+                   (3, "flite:slt"), (1, "flite:slt"), (1, "flite:slt"), (1, "flite:slt"))]
+    lines = run.voice_table([r], {"held-out": ("flite:kal", "festival:kal_diphone", "flite:slt", "piper:joe")})
+    assert "| flite:kal | flite | held-out | 2 | 100% (2) |" in lines
+    assert "| festival:kal_diphone | festival | held-out | 2 | 50% (1) |" in lines
+    assert "| flite:slt | flite | held-out | 4 | 75% (3) |" in lines
+    assert not any("piper" in line for line in lines)                     # said nothing: no row
+    assert lines[-1] == "Worst held-out voice: festival:kal_diphone, 50% within two tries."
+
+
+def test_a_voice_pool_larger_than_a_table_is_played_in_full_tables() -> None:
+    from benchmarks.session import run
+
+    pool = ("a", "b", "c", "d", "e", "f")
+    assert run.tables(pool[:3]) == [pool[:3]]
+    assert run.tables(pool) == [("a", "b", "c", "d"), ("e", "f", "a", "b")]
+    assert {v for group in run.tables(pool) for v in group} == set(pool)   # every voice plays

@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 from screens.lan_support import CHROMIUM_RULE, PHONES_HOST, lan_settings
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, accessibility_problems
 from screens.test_browser_talk import COMMAND, spoken_wav
 from screens.test_phone_talk import declared_too_large
 
@@ -249,3 +249,69 @@ def test_hostile_talk_requests_over_https_reach_neither_the_loop_nor_the_log(tab
     assert loop.heard_segments == heard                 # the loop heard nothing of it
     assert len(events(log)) == before                   # and nothing was logged
     assert server.hub.heard_for(3) is None
+
+
+def _said_the_command(page: Any) -> Any:
+    """Hold the phone's talk button across the command; the referee's question comes back."""
+    from playwright.sync_api import expect
+
+    hold(page, 4.0)
+    expect(page.locator("#region-talk .heard")).to_have_text(f"Heard: {COMMAND}")
+    expect(page.locator("#region-talk .reply")).to_contain_text("Is that right?")
+    return page.locator("#region-talk form.talk-answer")
+
+
+def test_the_question_shows_yes_and_no_on_the_phone_that_spoke_and_a_keyed_yes_answers_it(table):
+    from playwright.sync_api import expect
+
+    log = table["log"]
+    other = table["phone"](2)
+    captain = table["phone"](1)
+    question = _said_the_command(captain)
+    # the question, with Yes and No to tap: a labelled group, neither one chosen for the player
+    expect(question).to_have_attribute("role", "group")
+    expect(question).to_have_accessible_name(
+        "Answer the referee's question: Referee: Send north east south west. Is that right?")
+    yes, no = question.get_by_role("button", name="Yes"), question.get_by_role("button", name="No")
+    expect(yes).to_be_visible()
+    expect(no).to_be_visible()
+    expect(yes).not_to_be_focused()
+    expect(no).not_to_be_focused()
+    assert accessibility_problems(captain) == []
+    # only the seat that spoke is asked
+    expect(other.locator("#region-talk form.talk-answer")).to_have_count(0)
+    assert not any(e["type"] == "guess-scored" for e in events(log))
+    # by keyboard: Tab reaches the buttons from the talk control, Enter taps
+    captain.locator("#talk-button").focus()
+    for _ in range(6):
+        captain.keyboard.press("Tab")
+        if yes.evaluate("b => b === document.activeElement"):
+            break
+    expect(yes).to_be_focused()
+    captain.keyboard.press("Enter")
+    expect(captain.locator("#region-talk .reply")).to_contain_text("North east south west:")
+    expect(question).to_have_count(0)                      # the question closed: the buttons went
+    scored = [e for e in events(log) if e["type"] == "guess-scored"]
+    assert len(scored) == 1 and scored[0]["route"] == "NESW"
+    assert any("North east south west:" in line for line in table["voice"].spoken)
+
+
+def test_a_tapped_no_cancels_the_question_and_a_closed_question_takes_no_tap(table):
+    from playwright.sync_api import expect
+
+    server, log = table["server"], table["log"]
+    captain = table["phone"](1)
+    question = _said_the_command(captain)
+    question.get_by_role("button", name="No").click()
+    expect(captain.locator("#region-talk .reply")).to_contain_text("Cancelled")
+    expect(question).to_have_count(0)
+    assert not any(e["type"] == "guess-scored" for e in events(log))
+    # a tap that comes after the question closed changes nothing, and says why
+    answer = captain.evaluate("""async () => {
+        const r = await fetch('/seat/1/answer', {method: 'POST', credentials: 'same-origin',
+          headers: {'Accept': 'application/json', 'Content-Type': 'application/x-www-form-urlencoded'},
+          body: 'answer=yes'});
+        return {status: r.status, body: await r.json()}; }""")
+    assert answer["status"] == 409 and answer["body"]["error"] == "no-question"
+    assert not any(e["type"] == "guess-scored" for e in events(log))
+    assert server.hub.asking_seat() is None

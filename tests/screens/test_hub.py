@@ -169,3 +169,42 @@ def test_two_windows_messages_stay_with_the_round_s_informants(tmp_path):
         assert not any(line.type == "fact-locked" and line.seq == locked[0].seq for line in hub.private_for(now))
     finally:
         session.log.close()
+
+
+class _AskingLoop:
+    """A listener whose question is opened and closed by hand (the loop's own side is
+    tested with the real loop in test_browser_talk_loop.py)."""
+
+    def __init__(self) -> None:
+        self.asking: int | None = None
+        self.taps: list[tuple[int, bool]] = []
+
+    def phone_press(self, seat: int) -> None: ...
+
+    def phone_utterance(self, seat: int, pcm: bytes) -> None: ...
+
+    def asking_seat(self) -> int | None:
+        return self.asking
+
+    def seat_answer(self, seat: int, yes: bool) -> None:
+        self.taps.append((seat, yes))
+
+
+def test_a_phone_question_that_closes_without_a_tap_redraws_the_screens(made):
+    hub, _ = made
+    loop = _AskingLoop()
+    hub.listener = loop
+    hub.notice_question()
+    version = hub.version
+    loop.asking = 2                       # the referee asks seat 2 about what its phone said
+    hub.notice_question()
+    assert hub.version > version and hub.asking_seat() == 2
+    assert not hub.answer_tap(1, True)    # another seat's tap answers nothing
+    assert hub.answer_tap(2, False) and loop.taps == [(2, False)]
+    version = hub.version
+    hub.notice_question()
+    assert hub.version == version         # nothing changed, nothing redrawn
+    loop.asking = None                    # it timed out, or a voice at the table answered it
+    hub.notice_question()
+    assert hub.version > version and hub.asking_seat() is None
+    assert not hub.answer_tap(2, True) and loop.taps == [(2, False)]

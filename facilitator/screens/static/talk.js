@@ -245,6 +245,29 @@
   if (region) new MutationObserver(follow).observe(region, { childList: true, subtree: true });
   follow();
 
+  // Yes / No on the referee's question about what this phone said: sent without leaving
+  // the page (a page without this script posts the form); the live update that follows
+  // shows the referee's answer and takes the buttons away.
+  if (region) region.addEventListener("submit", async (event) => {
+    const form = event.target.closest ? event.target.closest("form.talk-answer") : null;
+    if (!form) return;
+    event.preventDefault();
+    const chosen = event.submitter ? event.submitter.value : "";
+    if (chosen !== "yes" && chosen !== "no") return;
+    form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    let reply = {};
+    try {
+      const response = await fetch(form.getAttribute("action"), { method: "POST", credentials: "same-origin",
+        body: "answer=" + chosen,
+        headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" } });
+      try { reply = await response.json(); } catch (err) { reply = {}; }
+    } catch (err) {
+      reply = { message: words.offline };
+      if (form.isConnected) form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+    }
+    say(reply.message || "");
+  });
+
   // Say up front what will not work, so nobody holds a dead button.
   const reason = problem();
   if (reason) { say(reason); button.setAttribute("aria-disabled", "true"); }

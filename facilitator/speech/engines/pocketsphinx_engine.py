@@ -187,6 +187,8 @@ class PocketsphinxRecognizer:
     def _search(self, grammar: RecognitionGrammar) -> str:
         decoder = self._ensure()
         key = grammar.key or hashlib.sha1(grammar.jsgf.encode("utf-8")).hexdigest()[:16]
+        if grammar.filler_probability is not None:
+            key = f"{key}_f{grammar.filler_probability:g}".replace(".", "_").replace("-", "m")
         name = self._searches.get(key)
         if name is not None:
             self._searches.move_to_end(key)
@@ -196,10 +198,15 @@ class PocketsphinxRecognizer:
             raise GrammarError(f"grammars/{PRONUNCIATIONS_FILE}", None,
                                f"no pronunciation for {', '.join(map(repr, missing))}")
         name = f"g_{key}"
+        default = decoder.config["fillprob"]
         try:
+            if grammar.filler_probability is not None:   # read when the search is built: this one only
+                decoder.config["fillprob"] = grammar.filler_probability
             decoder.add_jsgf_string(name, grammar.jsgf)
         except (RuntimeError, ValueError) as exc:
             raise GrammarError("grammars", None, f"pocketsphinx cannot use the grammar: {exc}") from None
+        finally:
+            decoder.config["fillprob"] = default
         self._searches[key] = name
         self._phrases[name] = frozenset(grammar.phrases)
         if len(self._searches) > _MAX_SEARCHES:

@@ -145,7 +145,7 @@ class Conversation(LoopCore):
         another = segment.phone and pending.seat is not None and segment.seat != pending.seat
         if another and self._refused_first(segment, self.ears.first(segment, self.listening_grammar(None))):
             return   # another seat's command it may not give: refused at once, the question stays
-        command = self._decode_as(segment, self.question_intents())
+        command = self._decode_as(segment, self.question_intents(), answering=True)
         if command is None and another:
             hyp = self._decode_line(segment, self.listening_grammar(None))
             if hyp is None:
@@ -165,6 +165,13 @@ class Conversation(LoopCore):
                               heard=command.canonical, asked=pending.command.canonical)
         if self._from_another_seat(pending, segment, answer, None):
             return
+        self._answered(pending, command, answer, segment)
+
+    def _answered(self, pending: Pending, command: Command, answer: str | None, segment: Segment) -> None:
+        """The open question about ``pending`` answered with ``command`` (``answer``: what it
+        counts as, ``policy.answer_again``), said in ``segment`` or tapped on the phone of
+        the seat that spoke the command."""
+        intent = command.intent
         self._earcon("understood")
         if answer == "yes" and intent not in CONFIRM_INTENTS:
             self.repeated += 1   # the command said again: a yes the recognizer cannot miss

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ...session import Session
@@ -75,6 +76,14 @@ __all__ = ["ASIDES", "CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "
 _END = "\0end"
 
 
+@dataclass(frozen=True)
+class _Tapped:
+    """Yes or No tapped on a seat's phone (``seat_answer``)."""
+
+    seat: int
+    answer: str
+
+
 class ListenLoop(Routing, Conversation, Applying):
     """One table's listen loop around a ``Session``."""
 
@@ -114,7 +123,7 @@ class ListenLoop(Routing, Conversation, Applying):
         self._released: tuple[str, float] | None = None     # a held command applied as its window closed
         self._heard_text: str | None = None
         self.verdicts: list[tuple[Segment, float, float | None, float | None]] = []
-        self._inbox: queue.SimpleQueue[str | Segment] = queue.SimpleQueue()
+        self._inbox: queue.SimpleQueue[str | Segment | _Tapped] = queue.SimpleQueue()
         #: a phone's or the second microphone's button down since: "phone:N" or "ptt" -> loop time
         self._pressed: dict[str, float] = {}
         self._held_spans: list[tuple[float, float]] = []     # recent held utterances (press, release)
@@ -177,6 +186,36 @@ class ListenLoop(Routing, Conversation, Applying):
         the release at ``end`` (loop time; None: now)."""
         self._held_utterance(f"phone:{seat}", pcm, end, "phone", seat)
 
+    def seat_answer(self, seat: int, yes: bool) -> None:
+        """Seat ``seat`` tapped Yes or No on its phone (thread-safe; taken at the next
+        tick): the open question it spoke is answered as if that phone had said it."""
+        self._inbox.put(_Tapped(seat, "yes" if yes else "no"))
+
+    def asking_seat(self) -> int | None:
+        """The seat whose phone spoke the command the open question asks about (None: no
+        question is open, or it was not spoken from a phone)."""
+        source = self.pending_from
+        if self.state is not LoopState.CONFIRMING or source is None or not source.phone:
+            return None
+        return source.seat
+
+    def _tapped(self, tap: _Tapped) -> None:
+        """A tapped answer, taken only while the question it answers is still open."""
+        pending = self.pendings.current
+        if self.asking_seat() != tap.seat or pending is None or pending.segment is None:
+            return
+        command = self.ears.answer(tap.answer, CONFIRM_INTENTS)
+        if command is None:
+            return
+        self._heard_text = tap.answer
+        self.speaking.collect()
+        try:
+            self._answered(pending, command, tap.answer, pending.segment)
+        finally:
+            said = self.speaking.collected_since()
+            if self.on_phone is not None:
+                self.on_phone(tap.seat, tap.answer, said)
+
     def held_press(self, at: float | None = None) -> None:
         """The push-to-talk button of a second microphone (``devices.ptt_input``) went down."""
         self._pressed["ptt"] = self.now() if at is None else at
@@ -211,6 +250,8 @@ class ListenLoop(Routing, Conversation, Applying):
                 break
             if isinstance(item, Segment):
                 self.hear(item)
+            elif isinstance(item, _Tapped):
+                self._tapped(item)
             elif item is _END:
                 self.finish()
                 self.state = LoopState.DONE

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...command import Command
 from ...session import CONTROLS, Reply
 from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Segment
+from ..engines.short_answers import answer_grammar
 from ..voices.refusal import refuse
 from .core import CONFIRM_INTENTS, PAUSED_INTENTS, Discarded, LoopCore, LoopState
 from .half_duplex import admit, admit_pressed
@@ -313,8 +314,11 @@ class Routing(LoopCore):
         else:
             self._apply(command, source=self.current)
 
-    def _decode_as(self, segment: Segment, intents: frozenset[str]) -> Command | None:
-        hyp = self.ears.decode(segment, self.recognition_grammar(intents))
+    def _decode_as(self, segment: Segment, intents: frozenset[str], *, answering: bool = False) -> Command | None:
+        """``segment`` as one of ``intents``; ``answering``: an answer to the open question,
+        heard with the talk around it taken as filler (``engines/short_answers.py``)."""
+        grammar = self.recognition_grammar(intents)
+        hyp = self.ears.decode(segment, answer_grammar(grammar) if answering else grammar)
         if hyp is None or not hyp.text.strip():
             return None
         self._caption(hyp.text)
