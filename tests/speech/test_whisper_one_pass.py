@@ -81,3 +81,14 @@ def test_phrases_sharing_a_prefix_score_as_they_do_alone(whisper) -> None:  # ty
     together = whisper.score(view, phrases)
     alone = [whisper.score(view, [p])[0] for p in phrases]
     assert np.allclose(together, alone, atol=1e-4, rtol=0)
+
+
+def test_the_pass_runs_numpy_on_one_blas_thread(whisper) -> None:  # type: ignore[no-untyped-def]
+    """OpenBLAS's threads spin between the pass's small products: the scorer keeps it to one."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from facilitator.speech.engines.whisper_scorer import blas_one_thread
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert blas_one_thread()
+        blas = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+        assert blas and all(p["num_threads"] == 1 for p in blas)
