@@ -219,15 +219,18 @@ class PhraseScorer:
             x = x + self._merge(weights @ values_mem) @ layer.cross_out[0] + layer.cross_out[1]
             h = _layer_norm(x, *layer.ffn_ln)
             x = x + _gelu(h @ layer.ffn_in[0] + layer.ffn_in[1]) @ layer.ffn_out[0] + layer.ffn_out[1]
-        logits = (_layer_norm(x, *self.final_ln) @ self.embeddings.T).astype(np.float64)
+        # the vocabulary's logits of the nodes that predict a token (the prompt's last and after), float32
+        first = len(prompt) - 1
+        logits = _layer_norm(x[first:], *self.final_ln) @ self.embeddings.T
         top = logits.max(axis=1, keepdims=True)
-        normaliser = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        normaliser = top[:, 0].astype(np.float64) + np.log(np.exp(logits - top).sum(axis=1, dtype=np.float64))
         out = []
         for sequence, path in zip(sequences, paths):
             # path[i] is the node of the prompt and the sequence's first i tokens: it predicts token i
-            total = sum(float(logits[path[i], t] - normaliser[path[i]]) for i, t in enumerate(sequence))
-            last = path[len(sequence)]
-            total += float(np.logaddexp.reduce(logits[last, endings] - normaliser[last]))
+            rows = [node - first for node in path]
+            total = sum(float(logits[rows[i], t]) - float(normaliser[rows[i]]) for i, t in enumerate(sequence))
+            last = rows[len(sequence)]
+            total += float(np.logaddexp.reduce(logits[last, endings].astype(np.float64) - normaliser[last]))
             out.append(total / (len(sequence) + 1))
         return out
 
