@@ -69,3 +69,13 @@ def test_the_committed_counts_give_both_boards_and_the_totals() -> None:
         seconds = [float(c.split()[0]) * (1.0 if c.split()[1] == "s" else 0.001) for c in cells]
         assert all(math.isfinite(s) and s > 0 for s in seconds)
         assert seconds[1] < seconds[0], f"a Pi 5 is faster than a Pi 4: {line}"
+
+
+def test_counts_from_before_the_one_pass_scorer_are_reported_stale() -> None:
+    records = estimate.load(RAW["aarch64"])
+    recognition = [r for r in records if r["run"] == "recognition"]
+    assert recognition and all(estimate.stale_scoring(r) for r in recognition)   # the committed counts
+    assert estimate.STALE in estimate.report(records, estimate.load(RAW["x86_64"]))
+    recounted = [{**r, "result": {**r["result"], "scorer": "one-pass"}} if r["run"] == "recognition" else r
+                 for r in records]
+    assert estimate.STALE not in estimate.report(recounted, estimate.load(RAW["x86_64"]))
