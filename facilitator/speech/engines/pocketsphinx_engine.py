@@ -148,7 +148,8 @@ class PocketsphinxRecognizer:
         self._options = dict(options or {})
         self._decoder: Any = None
         self._searches: OrderedDict[str, str] = OrderedDict()
-        self._phrases: dict[str, frozenset[str]] = {}
+        #: each grammar's phrases as a set, by the identity of its phrase tuple (kept alive here)
+        self._legal: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
         #: the last hearing (search, audio, words and posterior, segments): an early-finish
         #: check's hearing is the utterance's when the endpointer ends it on that audio
         self._heard: tuple[str, bytes, tuple[str, float], list[Any]] | None = None
@@ -204,11 +205,9 @@ class PocketsphinxRecognizer:
         except (RuntimeError, ValueError) as exc:
             raise GrammarError("grammars", None, f"pocketsphinx cannot use the grammar: {exc}") from None
         self._searches[key] = name
-        self._phrases[name] = frozenset(grammar.phrases)
         self._heard = None
         if len(self._searches) > _MAX_SEARCHES:
             _, old = self._searches.popitem(last=False)
-            self._phrases.pop(old, None)
             decoder.remove_search(old)
         return name
 
@@ -256,7 +255,7 @@ class PocketsphinxRecognizer:
         search = self._search(grammar)
         (text, posterior), segments, reused = self._hear(search, pcm)
         self.last = {"text": text, "posterior": posterior, "reused": reused}
-        if not text or text not in self._phrases[search]:
+        if not text or text not in self._whole(grammar):
             return None
         self.last["segments"] = segments
         if self.max_unexplained is not None:
@@ -272,7 +271,19 @@ class PocketsphinxRecognizer:
         """Whether ``pcm`` so far already holds a whole phrase (for early endpointing)."""
         search = self._search(grammar)
         (text, _), _, _ = self._hear(search, pcm)
-        return bool(text) and text in self._phrases[search]
+        return bool(text) and text in self._whole(grammar)
+
+    def _whole(self, grammar: RecognitionGrammar) -> frozenset[str]:
+        """The phrases that count as heard under ``grammar``: its own ``phrases``, so two grammars
+        of one decoding (one search) may count different phrases whole (the early-finish check's
+        grammar leaves out the wake phrase alone, and shares the decode's hearing)."""
+        found = self._legal.get(id(grammar.phrases))
+        if found is None or found[0] is not grammar.phrases:
+            if len(self._legal) > 4 * _MAX_SEARCHES:
+                self._legal.clear()
+            found = (grammar.phrases, frozenset(grammar.phrases))
+            self._legal[id(grammar.phrases)] = found
+        return found[1]
 
 
 def voiced_frames(pcm: bytes, margin_db: float = VOICE_MARGIN_DB) -> list[bool]:
