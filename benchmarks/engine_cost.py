@@ -7,6 +7,13 @@ benchmarks``), and reports for each the child's peak RSS and the decode time per
 utterance (the part of "end of speech -> answer" the recognizer adds; the loop's
 endpointing wait and synthesis come on top, see ``benchmarks/RESULTS.md``).
 
+**The whole process's CPU per command** (``--process``): user + system CPU seconds
+of ``facilitator recognize`` over N clips less a 1-clip run (so loading the models is
+not counted), divided by N - 1, for each second-engine mode; ``--one-core`` runs the
+children on one core (``taskset -c 0``: Whisper then runs one thread), as a Pi's
+per-command price is counted.  ``--wait active`` (or ``passive``) sets ``OMP_WAIT_POLICY`` in
+the children, for comparison with the product's choice (passive).
+
 Decode time is measured in process on the same clips: pocketsphinx alone (the
 light mode) and both engines (pocketsphinx, then Whisper's n-best and closed-set
 scoring), as wall time and as the process's CPU time (all threads).
@@ -44,6 +51,32 @@ def peak_rss_mb(mode: str, files: list[Path]) -> float:
     return max(after, before) / 1024
 
 
+def recognize_cpu(mode: str, files: list[Path], one_core: bool = False,
+                  env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(user + system CPU seconds, wall seconds) of one ``facilitator recognize --second-engine MODE``
+    child over ``files``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    prefix = ["taskset", "-c", "0"] if one_core else []
+    began = time.perf_counter()
+    done = subprocess.run([*prefix, sys.executable, "-m", "facilitator", "recognize", "--game", "compass-code",
+                           "--second-engine", mode, *map(str, files)], capture_output=True, text=True,
+                          cwd=ROOT, env={**{k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"},
+                               "PYTHONPATH": str(ROOT), **(env or {})}, check=False)
+    wall = time.perf_counter() - began
+    if done.returncode != 0:
+        raise SystemExit(f"recognize failed: {done.stderr.strip()}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), wall
+
+
+def process_cpu_per_command(mode: str, files: list[Path], one_core: bool = False,
+                            env: dict[str, str] | None = None) -> tuple[float, float]:
+    """CPU and wall seconds per command of the whole recognize process: N clips less 1, over N - 1."""
+    one_cpu, one_wall = recognize_cpu(mode, files[:1], one_core, env)
+    all_cpu, all_wall = recognize_cpu(mode, files, one_core, env)
+    return (all_cpu - one_cpu) / (len(files) - 1), (all_wall - one_wall) / (len(files) - 1)
+
+
 def decode_times(files: list[Path]) -> dict[str, list[float]]:
     """Wall and CPU seconds (all of the process's threads) per utterance, per engine setting."""
     from facilitator.grammar import load_grammar
@@ -73,10 +106,27 @@ def decode_times(files: list[Path]) -> dict[str, list[float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.engine_cost", description=__doc__.splitlines()[0])
     parser.add_argument("--clips", type=int, default=30)
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parent / "corpus",
+                        help="a corpus built by benchmarks.corpus (default: benchmarks/corpus)")
+    parser.add_argument("--process", action="store_true",
+                        help="only the whole recognize process's CPU seconds per command (N clips less 1)")
+    parser.add_argument("--one-core", action="store_true", help="run the recognize children on one core")
+    parser.add_argument("--wait", choices=("unset", "passive", "active"), default="unset",
+                        help="OpenMP's wait policy in the children (unset: the product's choice, passive)")
     args = parser.parse_args(argv)
-    directory = Path(__file__).resolve().parent / "corpus"
+    directory = args.corpus
     clips = [c for c in corpus.load(directory) if c.held_out and c.game == "compass-code" and c.want]
     files = [directory / "clean" / c.file for c in clips[: args.clips]]
+    if args.process:
+        env = {} if args.wait == "unset" else {"OMP_WAIT_POLICY": args.wait.upper()}
+        rows = ["| second engine | CPU-s per command (user + system) | wall s per command |", "|---|---|---|"]
+        for mode in ("off", "always"):
+            cpu, wall = process_cpu_per_command(mode, files, args.one_core, env)
+            rows.append(f"| {mode} | {cpu:.3f} | {wall:.3f} |")
+        print(f"{len(files)} held-out compass-code clips less 1, {'one core' if args.one_core else 'all cores'}, "
+              f"OMP_WAIT_POLICY={args.wait}")
+        print("\n".join(rows))
+        return 0
     rss = {mode: peak_rss_mb(mode, files) for mode in ("off", "always")}
     times = decode_times(files)
     lines = ["| measure | value |", "|---|---|"]

@@ -9,7 +9,9 @@ babble, and chatter that must give nothing), and flite's awb saying "yes"
 (pocketsphinx, then Whisper with one thread) and reports the commands right, missed
 and wrong (and wrong while sure), the chatter taken, and Whisper's CPU seconds per
 utterance, stage by stage (the process's CPU time: on a machine shared with other
-work they run high; compare variants measured together).
+work they run high; compare variants measured together).  "product, per-phrase
+scoring" is the product with each phrase scored as a CTranslate2 batch item
+(``WhisperRecognizer.score_each``), as before the one-pass scorer.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "... window + 6 s, cut + 2 s": {"pad_seconds": 6.0, "score_pad_seconds": 2.0, "max_swaps": 8, "one_word_max_words": 2},
     "... window + 4 s, cut + 2 s": {"pad_seconds": 4.0, "score_pad_seconds": 2.0, "max_swaps": 8, "one_word_max_words": 2},
     "product (window + 4 s, cut + 3 s)": {},
+    #: the product scoring each phrase as a CTranslate2 batch item (``score_each``), as before the one pass
+    "product, per-phrase scoring": {"per_phrase": True},
     "product with Whisper base": {"model": "base"},
 }
 STAGES = ("encode", "n-best", "scoring", "swaps")
@@ -67,7 +71,11 @@ def run(name: str, options: dict[str, Any], todo: list[tuple[str, Path, str]], p
     from facilitator.speech.engines.hybrid import HybridRecognizer
     from facilitator.speech.engines.whisper_engine import WhisperRecognizer
 
+    options = dict(options)
+    per_phrase = options.pop("per_phrase", False)
     whisper = WhisperRecognizer(threads=1, **options)
+    if per_phrase:
+        whisper.score = whisper.score_each  # type: ignore[method-assign]
     both = HybridRecognizer("always", pocketsphinx=ps, whisper=whisper)
     right = missed = wrong = sure_wrong = chatter = 0
     cpu: dict[str, list[float]] = {}

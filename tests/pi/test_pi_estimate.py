@@ -32,29 +32,48 @@ def test_one_cores_rate_is_the_published_rate_over_the_four_thread_speedup() -> 
     # the Pi 4's centre figure is 3.4 s for a "cv" sentence: 10 G / 3.4 s at four threads
     assert model.rate_centre == pytest.approx(10e9 / 3.4)
     centre = model.corners()[0]
+    # one kind of code (kind 1): the mix's rate is the published rate over the four-thread speedup
+    one_kind = {**centre, "kind": 1.0}
     s4 = 1 / (0.75 / estimate.SPEEDUP["enc"][1] + 0.25 / estimate.SPEEDUP["dec"][1])
-    assert model.rate1(centre) == pytest.approx(10e9 / 3.4 / s4)
+    assert model.rate1(one_kind) == pytest.approx(10e9 / 3.4 / s4)
+
+
+def test_the_encoder_and_the_decoder_each_take_the_calibration_at_their_own_rate() -> None:
+    model = estimate.Model([_calibration("cortex-a72", transcribe=10e9, encode=7.5e9)], "cortex-a72")
+    c = model.corners()[0]
+    assert model.rate_enc(c) == pytest.approx(estimate.KIND_RATIO[1] * model.rate_dec(c))
+    # the published 3.4 s are the encoder's 7.5 G and the decoder's 2.5 G at their rates and speedups
+    published = (7.5e9 / (model.rate_enc(c) * estimate.SPEEDUP["enc"][1])
+                 + 2.5e9 / (model.rate_dec(c) * estimate.SPEEDUP["dec"][1]))
+    assert published == pytest.approx(3.4)
+    # and the mix's one-core rate is the calibration's instructions over its one-thread seconds
+    assert model.rate1(c) == pytest.approx(10e9 / (7.5e9 / model.rate_enc(c) + 2.5e9 / model.rate_dec(c)))
 
 
 def test_a_stage_takes_its_instructions_at_its_own_kind_of_rate() -> None:
     model = estimate.Model([_calibration("cortex-a72", transcribe=10e9, encode=7.5e9)], "cortex-a72")
     c = model.corners()[0]
-    r1 = model.rate1(c)
-    assert model.seconds("encode", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SPEEDUP["enc"][1]))
-    assert model.seconds("scoring", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SPEEDUP["dec"][1]))
-    assert model.seconds("scoring", 1e9, c, threads=1) == pytest.approx(1e9 / r1)
-    assert model.seconds("decide", 1e9, c) == pytest.approx(1e9 / r1)          # Python: one thread
-    assert model.seconds("pocketsphinx", 1e9, c) == pytest.approx(1e9 / (r1 * estimate.SCALAR_IPC[1]))
+    enc, dec, mix = model.rate_enc(c), model.rate_dec(c), model.rate1(c)
+    assert model.seconds("encode", 1e9, c) == pytest.approx(1e9 / (enc * estimate.SPEEDUP["enc"][1]))
+    assert model.seconds("encode", 1e9, c, threads=1) == pytest.approx(1e9 / enc)
+    assert model.seconds("scoring", 1e9, c) == pytest.approx(1e9 / (dec * estimate.SPEEDUP["dec"][1]))
+    assert model.seconds("scoring", 1e9, c, threads=1) == pytest.approx(1e9 / dec)
+    assert model.seconds("decide", 1e9, c) == pytest.approx(1e9 / mix)          # Python: one thread
+    assert model.seconds("pocketsphinx", 1e9, c) == pytest.approx(1e9 / (mix * estimate.SCALAR_IPC[1]))
+    # the checks before the last: 1.2 a command at the centre (the last one's hearing is the decode)
+    assert model.seconds("early-check", 1e9, c) == pytest.approx(
+        (estimate.CHECKS[1] - 1) * 1e9 / (mix * estimate.SCALAR_IPC[1]))
 
 
 def test_the_range_holds_the_centre_and_widens_with_the_assumptions() -> None:
     model = estimate.Model([_calibration("cortex-a72", transcribe=10e9, encode=7.5e9)], "cortex-a72")
-    centre, low, high = model.spread({"pocketsphinx": 1e9, "scoring": 2e9})
+    stages = {"pocketsphinx": 1e9, "early-check": 1e9, "scoring": 2e9}
+    centre, low, high = model.spread(stages)
     assert low < centre < high
-    # the slowest corner: the lowest scalar IPC and decoder speedup; the published
-    # figures here all count the same, so the rate is the lowest published seconds' one
-    slowest = 1e9 / (model.rate_range[0] / estimate._speedup4(0.75, 3.5, 2.0) * estimate.SCALAR_IPC[0])
-    assert high >= slowest
+    # the slowest corner: the lowest published rate, scalar IPC and decoder speedup, the most checks
+    slowest = {"rate": model.rate_range[0], "s_enc": 3.5, "s_dec": 1.0, "ipc": estimate.SCALAR_IPC[0],
+               "kind": estimate.KIND_RATIO[0], "checks": estimate.CHECKS[2]}
+    assert high >= sum(model.seconds(s, n, slowest) for s, n in stages.items()) * (1 - 1e-9)
 
 
 def test_the_committed_counts_give_both_boards_and_the_totals() -> None:
@@ -63,9 +82,19 @@ def test_the_committed_counts_give_both_boards_and_the_totals() -> None:
     assert "No Cortex-A76 counts" not in text   # the Pi 5 has counts of its own
     totals = [line for line in text.splitlines() if line.startswith("| **")]
     assert [line.split("**")[1].split(" (")[0] for line in totals] == [
-        "the fast path", "to the echo", "to a verified application"]
+        "the fast path", "to the echo", "to a verified application", "the CPU a command pays"]
     for line in totals:
         cells = [c.strip() for c in line.strip("|").split("|")[1:3]]   # Pi 4, Pi 5 (four threads)
         seconds = [float(c.split()[0]) * (1.0 if c.split()[1] == "s" else 0.001) for c in cells]
         assert all(math.isfinite(s) and s > 0 for s in seconds)
         assert seconds[1] < seconds[0], f"a Pi 5 is faster than a Pi 4: {line}"
+
+
+def test_counts_from_before_the_one_pass_scorer_are_reported_stale() -> None:
+    records = estimate.load(RAW["aarch64"])
+    recognition = [r for r in records if r["run"] == "recognition"]
+    assert recognition and all(estimate.stale_scoring(r) for r in recognition)   # the committed counts
+    assert estimate.STALE in estimate.report(records, estimate.load(RAW["x86_64"]))
+    recounted = [{**r, "result": {**r["result"], "scorer": "one-pass"}} if r["run"] == "recognition" else r
+                 for r in records]
+    assert estimate.STALE not in estimate.report(recounted, estimate.load(RAW["x86_64"]))

@@ -148,7 +148,11 @@ class PocketsphinxRecognizer:
         self._options = dict(options or {})
         self._decoder: Any = None
         self._searches: OrderedDict[str, str] = OrderedDict()
-        self._phrases: dict[str, frozenset[str]] = {}
+        #: each grammar's phrases as a set, by the identity of its phrase tuple (kept alive here)
+        self._legal: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
+        #: the last hearing (search, audio, words and posterior, segments): an early-finish
+        #: check's hearing is the utterance's when the endpointer ends it on that audio
+        self._heard: tuple[str, bytes, tuple[str, float], list[Any]] | None = None
         self.last: dict[str, Any] = {}  # what the last decode saw, for benchmarks and tests
 
     # -- setup -----------------------------------------------------------
@@ -208,10 +212,9 @@ class PocketsphinxRecognizer:
         finally:
             decoder.config["fillprob"] = default
         self._searches[key] = name
-        self._phrases[name] = frozenset(grammar.phrases)
+        self._heard = None
         if len(self._searches) > _MAX_SEARCHES:
             _, old = self._searches.popitem(last=False)
-            self._phrases.pop(old, None)
             decoder.remove_search(old)
         return name
 
@@ -243,13 +246,25 @@ class PocketsphinxRecognizer:
         finally:
             self.last["cpu"] = time.process_time() - began
 
+    def _hear(self, search: str, pcm: bytes) -> tuple[tuple[str, float], list[Any], bool]:
+        """``_run`` on ``pcm`` with the noise floor, its segments, and whether the last hearing was
+        reused: the same audio under the same search decodes the same way (fresh feature state,
+        seeded dither and hiss), so the early-finish check that ended an utterance is its hearing."""
+        heard = self._heard
+        if self.reset_cmn and heard is not None and heard[0] == search and heard[1] == pcm:
+            return heard[2], heard[3], True
+        result = self._run(search, with_noise_floor(pcm))
+        segments = list(self._decoder.seg()) if result[0] else []
+        self._heard = (search, pcm, result, segments) if self.reset_cmn else None
+        return result, segments, False
+
     def _decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         search = self._search(grammar)
-        text, posterior = self._run(search, with_noise_floor(pcm))
-        self.last = {"text": text, "posterior": posterior}
-        if not text or text not in self._phrases[search]:
+        (text, posterior), segments, reused = self._hear(search, pcm)
+        self.last = {"text": text, "posterior": posterior, "reused": reused}
+        if not text or text not in self._whole(grammar):
             return None
-        self.last["segments"] = list(self._decoder.seg())
+        self.last["segments"] = segments
         if self.max_unexplained is not None:
             share, seconds = unexplained_frames(self.last["segments"], voiced_frames(pcm), frame_levels(pcm))
             self.last["unexplained"] = share
@@ -262,8 +277,20 @@ class PocketsphinxRecognizer:
     def is_complete(self, pcm: bytes, grammar: RecognitionGrammar) -> bool:
         """Whether ``pcm`` so far already holds a whole phrase (for early endpointing)."""
         search = self._search(grammar)
-        text, _ = self._run(search, with_noise_floor(pcm))
-        return bool(text) and text in self._phrases[search]
+        (text, _), _, _ = self._hear(search, pcm)
+        return bool(text) and text in self._whole(grammar)
+
+    def _whole(self, grammar: RecognitionGrammar) -> frozenset[str]:
+        """The phrases that count as heard under ``grammar``: its own ``phrases``, so two grammars
+        of one decoding (one search) may count different phrases whole (the early-finish check's
+        grammar leaves out the wake phrase alone, and shares the decode's hearing)."""
+        found = self._legal.get(id(grammar.phrases))
+        if found is None or found[0] is not grammar.phrases:
+            if len(self._legal) > 4 * _MAX_SEARCHES:
+                self._legal.clear()
+            found = (grammar.phrases, frozenset(grammar.phrases))
+            self._legal[id(grammar.phrases)] = found
+        return found[1]
 
 
 def voiced_frames(pcm: bytes, margin_db: float = VOICE_MARGIN_DB) -> list[bool]:

@@ -10,12 +10,14 @@ utterance costs one encoder pass and three small decoder calls:
    legal phrases by spelling; the grammar's one-word phrases (yes, no, more...)
    and a hint from the other engine join them;
 3. **closed-set scoring**: every candidate is scored against the same encoder
-   output in one batch, as the mean log-probability of its tokens *and of the
+   output in one decoder pass (``whisper_scorer``: the encoder output's keys and
+   values once, shared prefixes once), as the mean log-probability of its tokens *and of the
    sentence ending after it* (end of text or a full stop): without the ending a
    phrase cut short ("send north") scores as well as the whole command;
 4. **slot swaps**: the best phrase's neighbours (legal phrases that differ from
    it in one run of at most ``swap_words`` words: another direction, tile, name
-   or number) are scored in a second batch, and the best of all wins.
+   or number) are scored in a second pass against the same keys and values, and
+   the best of all wins.
 
 **Out-of-grammar rejection** is the caller's (``hybrid.decide``): each scored
 phrase carries its spelling similarity (0-100) to Whisper's nearest free
@@ -27,9 +29,9 @@ The audio is encoded as a window of the clip plus ``pad_seconds`` (at most
 ``window_seconds``), not Whisper's usual 30 s: commands are short and the
 encoder's cost follows the window.
 
-**The lean pass** (the closed-set scoring costs most of Whisper's step: each phrase
-scored is one batch item whose cross-attention keys and values are computed over the
-whole encoder output): the window is the clip and 4 s (it was 6 s); the phrases are
+**The lean pass** (the closed-set scoring cost most of Whisper's step while each phrase
+scored was one CTranslate2 batch item whose cross-attention keys and values were computed
+over the whole encoder output; ``score_each`` keeps that way as the reference): the window is the clip and 4 s (it was 6 s); the phrases are
 scored against the encoder output cut to the clip and ``score_pad_seconds`` (3 s;
 0.5 s and 2 s lost commands on the committed clips, see benchmarks/RESULTS.md); the
 grammar's one-word phrases
@@ -55,6 +57,7 @@ from ...errors import ModelError
 from ..base import Hypothesis, RecognitionGrammar
 from .whisper_model import INSTALL_HINT, NOT_INSTALLED, model_files, verify_model_dir
 from .whisper_model import model_dir as resolve_model_dir
+from .whisper_scorer import PhraseScorer
 
 SAMPLE_RATE = 16_000
 #: phrases scored per decoder call (see ``WhisperRecognizer.score``)
@@ -124,7 +127,11 @@ class WhisperRecognizer:
             if verify:
                 verify_model_dir(directory, model_files(model))
         if threads is None:   # the board's cores (up to four): the verdict is computed beside the echo
-            threads = max(1, min(4, os.cpu_count() or 1))
+            threads = max(1, min(4, _cores()))
+        # OpenMP's threads sleep between calls instead of spinning (+14 % CPU measured with two
+        # threads): read when CTranslate2's OpenMP loads, so set before its first import; a
+        # player's own setting is kept
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import ctranslate2  # type: ignore[import-untyped]
             import tokenizers
@@ -150,6 +157,9 @@ class WhisperRecognizer:
                                                   if len(ids := self._tokenizer.encode(mark)) == 1]
         self._digits = _digit_words()
         self._tokens: dict[str, list[list[int]]] = {}
+        self._scorer = PhraseScorer(directory / "model.bin")
+        #: the encoder output last scored against and its cross-attention keys and values
+        self._memory: tuple[Any, list[tuple[Any, Any]]] | None = None
         self._splits: dict[str, list[tuple[str, list[str]]]] = {}
         self.last: dict[str, Any] = {}
 
@@ -191,12 +201,24 @@ class WhisperRecognizer:
         return [self._tokenizer.decode(ids) for ids in result[0].sequences_ids]
 
     def score(self, encoded: Any, phrases: list[str]) -> list[float]:
-        """Each phrase's mean log-probability per token, the sentence's ending included, in one batch.
+        """Each phrase's mean log-probability per token, the sentence's ending included, in one pass.
 
-        The decoder is forced through each phrase (``generate`` with the phrase as
-        its prompt's prefix returns the distribution at every step); the ending is
-        the probability that the sentence stops right after the phrase.
+        The encoder output's cross-attention keys and values are computed once per
+        utterance (kept for the slot swaps' call on the same output) and every phrase
+        is teacher-forced in one decoder pass, shared prefixes once
+        (``whisper_scorer.PhraseScorer``); the ending is the probability that the
+        sentence stops right after the phrase.
         """
+        if not phrases:
+            return []
+        if self._memory is None or self._memory[0] is not encoded:
+            self._memory = (encoded, self._scorer.memory(np.asarray(encoded, dtype=np.float32)[0]))
+        return self._scorer.score(self._memory[1], self._prompt, [self._phrase_tokens(p)[0] for p in phrases],
+                                  self._endings)
+
+    def score_each(self, encoded: Any, phrases: list[str]) -> list[float]:
+        """``score`` as CTranslate2 computes it, each phrase one batch item forced through ``generate``
+        (its int8 decoder): the reference the one-pass scorer is tested against."""
         if not phrases:
             return []
         tokens = [self._phrase_tokens(p)[0] for p in phrases]
@@ -338,6 +360,7 @@ class WhisperRecognizer:
                 self.last["scored"] += len(more)
         clock.done("swaps")
         self.last["cpu"] = clock.cpu
+        self._memory = None
         # the free text's score, for the out-of-grammar check: the best of the texts and the phrases
         best_free = max(best_free, ranked[0].logprob)
         ranked = [Scored(s.phrase, s.logprob, s.similarity, best_free) for s in ranked]
@@ -346,6 +369,14 @@ class WhisperRecognizer:
         if top.similarity < self.min_similarity:
             return None
         return Hypothesis(top.phrase, top.logprob)
+
+
+def _cores() -> int:
+    """The cores this process may run on (``taskset`` and cgroups included), else the board's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _one_word(grammar: RecognitionGrammar) -> list[str]:

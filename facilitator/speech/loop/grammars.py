@@ -9,6 +9,7 @@ and the wake phrases themselves (``[lists.wake]`` in grammars/common.toml).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..base import RecognitionGrammar
@@ -60,9 +61,18 @@ class LoopGrammars:
         gets the prefixed phrases.  Under the wake phrase alone the decoder forced
         "yes please" onto "hey referee"; with the commands beside it, a command
         said without the wake phrase decodes as that command.
+
+        Without ``bare_wake`` (the early-finish check's grammar: the command may follow the
+        wake phrase in the same breath) the decoding is the same, the same JSGF and key, and
+        only the phrases leave out the wake phrase alone: the check then hears what the
+        utterance's decode will hear, and that hearing is reused when the check ends it.
         """
         base = self.recognition(intents)
         key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
         if key not in self._cache:
-            self._cache[key] = with_wake_prefix(base, self.wake_phrases(), bare_wake=bare_wake)
+            full = with_wake_prefix(base, self.wake_phrases(), bare_wake=True)
+            if not bare_wake:
+                wakes = {" ".join(w.lower().split()) for w in self.wake_phrases()}
+                full = replace(full, phrases=tuple(p for p in full.phrases if p not in wakes))
+            self._cache[key] = full
         return self._cache[key]
