@@ -9,55 +9,14 @@ from pathlib import Path
 
 import pytest
 from loop.loop_fakes import (
-    OPENED,
-    CaptionLog,
-    RecordingSpeaker,
-    ScriptedRecognizer,
     TwoStageRecognizer,
     close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
-    compass_session,
     said,
 )
-from support import read_jsonl
+from loop.phone_table import ASK, SEND, logged, make
 
 from facilitator.command import Command
-from facilitator.speech.base import Recognizer, VoiceSettings
-from facilitator.speech.loop.listen import ListenLoop, LoopSettings, LoopState
-
-SEND = "send north east south west"
-OTHER = "send west south east north"
-ECHO = "Send north east south west."
-REFUSED = "That is Player 1's guess to send."
-ASK = "Send north east south west. Is that right?"
-
-Answered = list[tuple[int, str | None, list[str]]]
-
-
-def make(tmp_path: Path, recognizer: Recognizer | None = None,
-         scale: float = 1.0) -> tuple[ListenLoop, RecordingSpeaker, Answered]:
-    voice = VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
-    speaker = RecordingSpeaker(voice)
-    loop = ListenLoop(compass_session(tmp_path), recognizer or ScriptedRecognizer(), speaker, voice,
-                      CaptionLog(), LoopSettings(earcon_seconds=0.0, implicit_window_seconds=3.0,
-                                                 verify_cpu_scale=scale))
-    answered: Answered = []
-    loop.on_phone = lambda seat, heard, said: answered.append((seat, heard, list(said)))
-    OPENED.append(loop)
-    return loop, speaker, answered
-
-
-def phone(loop: ListenLoop, seat: int, text: str, pressed: float, released: float) -> None:
-    loop.phone_press(seat, at=pressed)
-    loop.phone_utterance(seat, text.encode("utf-8"), end=released)
-    loop.tick(released + 0.03)
-
-
-def logged(tmp_path: Path) -> list[tuple[str, object]]:
-    return [(str(e["type"]), e.get("heard")) for e in read_jsonl(tmp_path / "log.jsonl")[3:]]
-
-
-def told(answered: Answered, seat: int) -> list[str]:
-    return [line for s, _, said in answered if s == seat for line in said]
+from facilitator.speech.loop.listen import LoopState
 
 
 # -- short answers that hold ---------------------------------------------------------------

@@ -354,6 +354,17 @@ class MicSource:
             pass
 
 
+def _record(sd: Any, index: int, info: Any, rate: int, seconds: float, channels: int) -> np.ndarray:
+    """``seconds`` of ``channels`` channels from input ``index``, as float samples in int16
+    units, one column a channel; DeviceError when the input cannot record."""
+    try:
+        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
+                          device=index, blocking=True)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
+        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
+    return np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+
+
 def channel_levels(device: str | int | None, seconds: float) -> list[float]:
     """The loudness (dBFS, RMS) of each channel of an input opened at its own channel count,
     over ``seconds`` (``facilitator doctor``)."""
@@ -364,12 +375,7 @@ def channel_levels(device: str | int | None, seconds: float) -> list[float]:
     info = sd.query_devices(index)
     channels = int(info["max_input_channels"])
     rate = int(info["default_samplerate"]) or SAMPLE_RATE
-    try:
-        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
-                          device=index, blocking=True)
-    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
-        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
-    x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+    x = _record(sd, index, info, rate, seconds, channels)
     rms = np.sqrt(np.mean(x * x, axis=0)) if len(x) else np.zeros(channels)
     return [20 * math.log10(r / 32768.0) if r > 0 else -120.0 for r in rms]
 
@@ -388,12 +394,7 @@ def array_bearing(device: str | int | None, seconds: float, geometry: Geometry) 
                           f"{geometry.input_channels}")
     rate = int(info["default_samplerate"]) or SAMPLE_RATE
     channels = geometry.input_channels
-    try:
-        recorded = sd.rec(int(rate * seconds), samplerate=rate, channels=channels, dtype="int16",
-                          device=index, blocking=True)
-    except Exception as exc:  # noqa: BLE001 - PortAudioError: busy, unplugged, bad rate
-        raise DeviceError(f"cannot record from {info['name']!r}: {exc}") from None
-    x = np.asarray(recorded, dtype=np.float64).reshape(-1, channels)
+    x = _record(sd, index, info, rate, seconds, channels)
     microphones = np.stack([_to_16k(x[:, c], rate) for c in geometry.channels])
     found = finder(geometry).bearing(microphones)
     return None if found is None else (found.degrees, found.clarity)
