@@ -204,3 +204,17 @@ def test_answer_only_forms_stay_out_of_every_game_grammar() -> None:
     everything = load_grammar(None)
     assert isinstance(everything.parse("yep"), NotRecognized)
     assert "yep" not in recognition_grammar(everything).phrases
+
+
+def test_nothing_is_said_after_more_in_the_decoding_grammars() -> None:
+    """Two Windows' reveal: "more cake please" was heard as "more please" by both engines
+    and applied (phrasing benchmark, tuning half).  The decoding grammars hold no phrase
+    with words after "more"; typed, "more please" is still the reveal."""
+    grammar = load_grammar("two-windows")
+    lists = find_game("two-windows").recognition_lists() or None
+    spoken = recognition_grammar(grammar, lists=lists).phrases
+    after_more = [p for p in spoken if p.split()[0] == "more" and len(p.split()) > 1]
+    assert after_more == []
+    assert "more" in spoken
+    typed = grammar.parse("more please", lists=lists)
+    assert isinstance(typed, Command) and typed.canonical == "more"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...command import Command
 from ...session import Reply
 from ..base import Segment
-from .core import LoopCore, LoopState
+from .core import CONFIRM_INTENTS, HOLD_ANSWERS, LoopCore, LoopState
 from .voice_controls import step
 
 
@@ -59,6 +59,8 @@ class Applying(LoopCore):
             return
         if self.voices is not None and self.voices.typed(text):
             return
+        if self._typed_answer(text):
+            return
         if self.state is LoopState.HOLDING:
             self._release_hold()   # a typed line closes the window: the held command first
             if self.done:
@@ -68,6 +70,32 @@ class Applying(LoopCore):
             self._speak(reply.public)
         if reply.quit or self.session.over:
             self.state = LoopState.DONE
+
+    def _typed_answer(self, text: str) -> bool:
+        """A typed or tapped answer while a question or an undo window is open ("yes", "yep",
+        "that's right", "no", "cancel"): yes applies the pending command, no or cancel drops
+        it.  True when ``text`` was such an answer; with nothing open it is no answer here
+        (the session refuses a lone "yes" and does not know "yep")."""
+        if self.state is LoopState.CONFIRMING:
+            intents = CONFIRM_INTENTS
+        elif self.state is LoopState.HOLDING:
+            intents = HOLD_ANSWERS
+        else:
+            return False
+        answer = self.ears.answer(text, intents - {"repeat"}, typed=True)
+        pending = self.pendings.current
+        if answer is None or pending is None:
+            return False
+        holding = self.state is LoopState.HOLDING
+        pending = self.pendings.close()
+        self.state = LoopState.LISTENING
+        if answer.intent == "yes" and pending is not None:
+            self._apply(pending.command, source=pending.segment)
+            return True
+        self.undone += 1 if holding else 0
+        self._speak([self._phrase("confirm-cancelled")], remember=False)
+        self._after_command()
+        return True
 
     def _control(self, intent: str) -> None:
         """A voice control: volume and rate as ``voice_controls.step`` says; pausing."""

@@ -22,7 +22,7 @@ from ...session import CONTROLS, Reply, Session
 from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Recognizer, Segment, VoiceSettings
 from .captions import Captions
 from .clock import LoopClock
-from .ears import Ears
+from .ears import Ears, answers_to
 from .gate import Gate
 from .hints import Hints
 from .pending import Pending, Pendings
@@ -181,12 +181,17 @@ class LoopCore(ABC):
         return self.clock.now()
 
     def recognition_grammar(self, intents: Iterable[str] | None) -> RecognitionGrammar:
-        """The decoding grammar for ``intents`` (None: what is legal now), cached."""
-        return self.ears.recognition(intents)
+        """The decoding grammar for ``intents`` (None: what is legal now), cached; with a yes
+        or a no among them (a question's answers), the answer-only forms too."""
+        return self.ears.recognition(intents, answers=answers_to(intents))
 
     def listening_grammar(self, intents: Iterable[str] | None = None, *,
                           bare_wake: bool = True) -> RecognitionGrammar:
-        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them."""
+        """The commands of ``intents`` (None: legal now) with an optional wake phrase before them.
+        Never with the answer-only forms, even in an undo window: in the whole grammar of the
+        moment, talk 20 dB below turned a "yes" into "that's not right" and took a guess back
+        (a recorded session); a window's "yep" counts when the words are free text (Whisper,
+        typed), and the window closes by itself anyway."""
         return self.ears.listening(intents, bare_wake=bare_wake)
 
     def wake_grammar(self) -> RecognitionGrammar:

@@ -20,6 +20,15 @@ from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Recognizer, Seg
 from ..engines.grammar_build import split_wake
 from .grammars import GrammarBuilder, LoopGrammars
 
+#: the intents whose answer-only forms are heard while a question or window is open
+ANSWER_INTENTS = frozenset({"yes", "no"})
+
+
+def answers_to(intents: Iterable[str] | None) -> bool:
+    """Whether ``intents`` answer a question (a yes or a no among them), so the answer-only
+    forms ("yep", "sure", "that's right") are heard with them."""
+    return intents is not None and bool(ANSWER_INTENTS & frozenset(intents))
+
 
 class Ears:
     def __init__(self, session: Any, recognizer: Recognizer, builder: GrammarBuilder | None = None) -> None:
@@ -41,11 +50,12 @@ class Ears:
     def lists(self) -> RuntimeLists:
         return self.session.referee.runtime_lists(self.session.state)  # type: ignore[no-any-return]
 
-    def recognition(self, intents: Iterable[str] | None) -> RecognitionGrammar:
-        return self.grammars.recognition(intents)
+    def recognition(self, intents: Iterable[str] | None, *, answers: bool = False) -> RecognitionGrammar:
+        return self.grammars.recognition(intents, answers=answers)
 
-    def listening(self, intents: Iterable[str] | None = None, *, bare_wake: bool = True) -> RecognitionGrammar:
-        return self.grammars.listening(intents, bare_wake=bare_wake)
+    def listening(self, intents: Iterable[str] | None = None, *, bare_wake: bool = True,
+                  answers: bool = False) -> RecognitionGrammar:
+        return self.grammars.listening(intents, bare_wake=bare_wake, answers=answers)
 
     def wake_phrases(self) -> tuple[str, ...]:
         return self.grammars.wake_phrases()
@@ -91,11 +101,14 @@ class Ears:
         woke, rest = split_wake(hyp.text, self.wake_phrases())
         return woke, rest if woke else hyp.text
 
-    def answer(self, text: str, intents: frozenset[str]) -> Command | None:
-        """``text`` as one of ``intents`` (an answer to a question, a control while paused)."""
+    def answer(self, text: str, intents: frozenset[str], *, typed: bool = False) -> Command | None:
+        """``text`` as one of ``intents`` (an answer to a question, a control while paused).
+        When ``intents`` hold a yes or a no, the answer-only forms count too ("yep", "that's
+        right"): they are answers only while a question or an undo window is open."""
         if not text.strip():
             return None
-        got = self.session.grammar.parse(text, intents=intents, typed=False, lists=self.lists())
+        got = self.session.grammar.parse(text, intents=intents, typed=typed, lists=self.lists(),
+                                         answers=answers_to(intents))
         return None if isinstance(got, NotRecognized) else got
 
     def command(self, text: str) -> Command | None:

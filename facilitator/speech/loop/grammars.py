@@ -34,24 +34,27 @@ class LoopGrammars:
         self._build = builder or _default_builder()
         self._cache: dict[tuple[object, ...], RecognitionGrammar] = {}
 
-    def recognition(self, intents: Iterable[str] | None) -> RecognitionGrammar:
-        """The decoding grammar for ``intents`` (None: what is legal now) with the runtime lists of now."""
+    def recognition(self, intents: Iterable[str] | None, *, answers: bool = False) -> RecognitionGrammar:
+        """The decoding grammar for ``intents`` (None: what is legal now) with the runtime lists of now;
+        ``answers``: with the answer-only forms ("yep", "that's right"), for an open question or window."""
         session = self.session
         wanted = frozenset(intents) if intents is not None else frozenset(session.legal_intents())
         lists = session.referee.runtime_lists(session.state)
-        key = (wanted, repr(sorted((n, sorted((v, tuple(p)) for v, p in vals.items()))
+        key = (wanted, answers, repr(sorted((n, sorted((v, tuple(p)) for v, p in vals.items()))
                                    for n, vals in lists.items())))
         if key not in self._cache:
             if len(self._cache) > _MAX_CACHED:
                 self._cache.clear()
-            self._cache[key] = self._build(session.grammar, intents=sorted(wanted), lists=lists or None)
+            self._cache[key] = self._build(session.grammar, intents=sorted(wanted), lists=lists or None,
+                                           answers=answers)
         return self._cache[key]
 
     def wake_phrases(self) -> tuple[str, ...]:
         """The wake phrases: ``[lists.wake]`` in grammars/common.toml."""
         return tuple(sorted({p for ps in self.session.grammar.lists[WAKE_LIST].spoken.values() for p in ps}))
 
-    def listening(self, intents: Iterable[str] | None = None, *, bare_wake: bool = True) -> RecognitionGrammar:
+    def listening(self, intents: Iterable[str] | None = None, *, bare_wake: bool = True,
+                  answers: bool = False) -> RecognitionGrammar:
         """The commands of ``intents`` (None: legal now) with an optional wake phrase
         before them, so "hey referee send north east south west" is one utterance;
         ``bare_wake`` also takes the wake phrase on its own.
@@ -62,12 +65,14 @@ class LoopGrammars:
         "yes please" onto "hey referee"; with the commands beside it, a command
         said without the wake phrase decodes as that command.
 
+        ``answers``: with the answer-only forms (an undo window is open).
+
         Without ``bare_wake`` (the early-finish check's grammar: the command may follow the
         wake phrase in the same breath) the decoding is the same, the same JSGF and key, and
         only the phrases leave out the wake phrase alone: the check then hears what the
         utterance's decode will hear, and that hearing is reused when the check ends it.
         """
-        base = self.recognition(intents)
+        base = self.recognition(intents, answers=answers)
         key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
         if key not in self._cache:
             full = with_wake_prefix(base, self.wake_phrases(), bare_wake=True)
