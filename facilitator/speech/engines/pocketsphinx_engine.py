@@ -148,8 +148,7 @@ class PocketsphinxRecognizer:
         self._options = dict(options or {})
         self._decoder: Any = None
         self._searches: OrderedDict[str, str] = OrderedDict()
-        #: each grammar's phrases as a set, by the identity of its phrase tuple (kept alive here)
-        self._legal: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
+        self._phrases: dict[str, frozenset[str]] = {}
         #: the last hearing (search, audio, words and posterior, segments): an early-finish
         #: check's hearing is the utterance's when the endpointer ends it on that audio
         self._heard: tuple[str, bytes, tuple[str, float], list[Any]] | None = None
@@ -212,9 +211,11 @@ class PocketsphinxRecognizer:
         finally:
             decoder.config["fillprob"] = default
         self._searches[key] = name
+        self._phrases[name] = frozenset(grammar.phrases)
         self._heard = None
         if len(self._searches) > _MAX_SEARCHES:
             _, old = self._searches.popitem(last=False)
+            self._phrases.pop(old, None)
             decoder.remove_search(old)
         return name
 
@@ -262,7 +263,7 @@ class PocketsphinxRecognizer:
         search = self._search(grammar)
         (text, posterior), segments, reused = self._hear(search, pcm)
         self.last = {"text": text, "posterior": posterior, "reused": reused}
-        if not text or text not in self._whole(grammar):
+        if not text or text not in self._phrases[search]:
             return None
         self.last["segments"] = segments
         if self.max_unexplained is not None:
@@ -278,19 +279,7 @@ class PocketsphinxRecognizer:
         """Whether ``pcm`` so far already holds a whole phrase (for early endpointing)."""
         search = self._search(grammar)
         (text, _), _, _ = self._hear(search, pcm)
-        return bool(text) and text in self._whole(grammar)
-
-    def _whole(self, grammar: RecognitionGrammar) -> frozenset[str]:
-        """The phrases that count as heard under ``grammar``: its own ``phrases``, so two grammars
-        of one decoding (one search) may count different phrases whole (the early-finish check's
-        grammar leaves out the wake phrase alone, and shares the decode's hearing)."""
-        found = self._legal.get(id(grammar.phrases))
-        if found is None or found[0] is not grammar.phrases:
-            if len(self._legal) > 4 * _MAX_SEARCHES:
-                self._legal.clear()
-            found = (grammar.phrases, frozenset(grammar.phrases))
-            self._legal[id(grammar.phrases)] = found
-        return found[1]
+        return bool(text) and text in self._phrases[search]
 
 
 def voiced_frames(pcm: bytes, margin_db: float = VOICE_MARGIN_DB) -> list[bool]:

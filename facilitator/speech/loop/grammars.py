@@ -9,7 +9,6 @@ and the wake phrases themselves (``[lists.wake]`` in grammars/common.toml).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from ..base import RecognitionGrammar
@@ -66,18 +65,9 @@ class LoopGrammars:
         said without the wake phrase decodes as that command.
 
         ``answers``: with the answer-only forms (an undo window is open).
-
-        Without ``bare_wake`` (the early-finish check's grammar: the command may follow the
-        wake phrase in the same breath) the decoding is the same, the same JSGF and key, and
-        only the phrases leave out the wake phrase alone: the check then hears what the
-        utterance's decode will hear, and that hearing is reused when the check ends it.
         """
         base = self.recognition(intents, answers=answers)
         key: tuple[object, ...] = ("wake", base.key, base.jsgf, bare_wake)
         if key not in self._cache:
-            full = with_wake_prefix(base, self.wake_phrases(), bare_wake=True)
-            if not bare_wake:
-                wakes = {" ".join(w.lower().split()) for w in self.wake_phrases()}
-                full = replace(full, phrases=tuple(p for p in full.phrases if p not in wakes))
-            self._cache[key] = full
+            self._cache[key] = with_wake_prefix(base, self.wake_phrases(), bare_wake=bare_wake)
         return self._cache[key]
