@@ -13,7 +13,7 @@ from loop.loop_fakes import (
     close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
     said,
 )
-from loop.phone_table import ASK, SEND, logged, make
+from loop.phone_table import ASK, ECHO, SEND, logged, make
 
 from facilitator.command import Command
 from facilitator.speech.loop.listen import LoopState
@@ -61,3 +61,13 @@ def test_an_unsure_query_with_one_engine_stays_silent_the_first_time(tmp_path: P
     loop, speaker, _ = make(tmp_path)
     loop.hear(said("unsure:how many candidates", 1.0))
     assert speaker.spoken == [] and loop.chatter == 1
+
+
+def test_the_next_command_said_after_did_you_ask_is_heard_as_a_command(tmp_path: Path) -> None:
+    """"Did you ask ...?" is a light question: a player who goes on with the next command
+    is heard (the ask-back closes quietly), never told "Please say yes or no."."""
+    loop, speaker, _ = make(tmp_path, TwoStageRecognizer())
+    loop.hear(said("how many candidates=>unsure:how many candidates", 1.0))
+    assert speaker.spoken == ["Did you ask how many candidates?"]
+    loop.hear(said(SEND, 5.0))
+    assert speaker.spoken[1:] == [ECHO] and loop.state is LoopState.HOLDING

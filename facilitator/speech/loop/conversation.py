@@ -155,6 +155,13 @@ class Conversation(LoopCore):
             if line is None or not self._from_another_seat(pending, segment, None, line):
                 self._chatter()   # another seat's talk is no answer to this seat's question
             return
+        if pending.question == "confirm-did-you-ask" and (command is None or command.intent not in CONFIRM_INTENTS):
+            # "Did you ask ...?" is a light question: a line that is no yes or no closes it
+            # quietly and is heard as any line is (the player said the next command instead)
+            self.pendings.close()
+            self.state = LoopState.LISTENING
+            self._hear_listening(segment)
+            return
         if command is None:
             command = self._said_again(segment, pending)
         if command is None:
