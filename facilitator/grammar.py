@@ -73,6 +73,10 @@ class _CommandModel(BaseModel):
     #: closed decoding grammars (pocketsphinx's JSGF, the phrase lists), where table talk
     #: was measured to decode to them
     loose: list[str] = []
+    #: which ``say`` form the echo says (by its place, from 0): a longer form may stand
+    #: first so that it parses first ("our final answer is brook" before "final {entry}"
+    #: would take "answer is brook" as the name), and the echo still says "Final brook."
+    echo: int = 0
 
 
 class _SkipModel(BaseModel):
@@ -163,6 +167,10 @@ class Form:
     answer_only: bool = False
     #: a loose form: parsed (typed or heard freely), never in a decoding grammar
     loose: bool = False
+    #: the ``[[commands]]`` entry it comes from (file and entry)
+    block: str = ""
+    #: the form its entry's echo says (``echo``)
+    echo: bool = False
 
     @cached_property
     def slot_names(self) -> set[str]:
@@ -320,7 +328,9 @@ class Grammar:
                 sources = ([(s, False, False, False) for s in cmd.say] + [(s, True, False, False) for s in cmd.type]
                            + [(s, False, True, False) for s in cmd.answer]
                            + [(s, False, False, True) for s in cmd.loose])
-                for source, typed_only, answer_only, loose in sources:
+                if not 0 <= cmd.echo < max(len(cmd.say), 1):
+                    raise GrammarError(name, entry, f"echo {cmd.echo} names no say form")
+                for place, (source, typed_only, answer_only, loose) in enumerate(sources):
                     if name.endswith("/common.toml") and source in game_sources:
                         continue
                     try:
@@ -328,7 +338,8 @@ class Grammar:
                     except t.TemplateSyntaxError as exc:
                         raise GrammarError(name, entry, str(exc)) from None
                     form = Form(cmd.intent, cmd.output, tree, source, typed_only,
-                                cmd.confirm not in (False, "unsure"), answer_only, loose)
+                                cmd.confirm not in (False, "unsure"), answer_only, loose,
+                                f"{name}:{entry}", place == cmd.echo and bool(cmd.say))
                     self._check_form(name, entry, form)
                     self.forms.append(form)
         self._cache: dict[Any, list[tuple[Form, re.Pattern[str], dict[str, str]]]] = {}
@@ -506,17 +517,27 @@ class Grammar:
 
     # -- rendering ---------------------------------------------------------
     def render(self, canonical: str, *, lists: RuntimeLists | None = None) -> str | None:
-        """The first spoken phrase for a canonical command, or None if none can say it."""
+        """The spoken phrase for a canonical command (its echo), or None if none can say it:
+        of the first ``[[commands]]`` entry that can say it, its ``echo`` form if that can,
+        else its first form that can."""
+        found: str | None = None
+        block: str | None = None
         for form in self.forms:
-            if form.typed_only or form.answer_only or form.loose:
+            if form.typed_only or form.answer_only or form.loose or (block is not None and form.block != block):
+                continue
+            if block is not None and not form.echo:
                 continue
             values = self._invert(form, canonical, lists)
             if values is None:
                 continue
             phrase = self._say(form.tree, values, lists)
-            if phrase is not None:
+            if phrase is None:
+                continue
+            if form.echo:
                 return " ".join(phrase.split())
-        return None
+            if found is None:
+                found, block = " ".join(phrase.split()), form.block
+        return found
 
     def _invert(self, form: Form, canonical: str, lists: RuntimeLists | None) -> dict[str, str] | None:
         parts = re.split(r"(\{\w+\})", form.output)

@@ -201,7 +201,7 @@ def test_practice_round_has_no_spare_packet(game, play) -> None:
 
 
 @pytest.mark.parametrize("line", ["", "   ", "a sends", "final", "sends form round", "b sends form",
-                                  "zzz", "a sends form round please now"])
+                                  "zzz", "a sends form round blue now"])
 def test_malformed_lines_change_nothing(line: str, game) -> None:
     t = game()
     before = t.state

@@ -207,10 +207,16 @@ class Conversation(LoopCore):
         self._after_command()
 
     def _said_again(self, segment: Segment, pending: Pending) -> Command | None:
-        """A line that was no answer, heard as the asked command's kind: the asked command said
-        again is a yes (``policy.answer_again``), another of its kind a correction."""
-        command = self._decode_as(segment, frozenset({pending.command.intent}))
-        return command if command is not None and command.intent == pending.command.intent else None
+        """A line the question's own hearing did not take, heard again against the answers
+        and the asked command's kind, with the decoder's usual filler: the asked command
+        said again is a yes (``policy.answer_again``), another of its kind a correction, and
+        an answer the filler-tolerant hearing lost (a clean "no" taken as filler) is that
+        answer.  Under the asked intent alone a missed "no" was forced onto the asked
+        command, and taken as its yes."""
+        command = self._decode_as(segment, self.question_intents() | {pending.command.intent})
+        if command is None or command.intent not in CONFIRM_INTENTS | {pending.command.intent}:
+            return None
+        return command
 
     def _unheard_answer(self, pending: Pending) -> None:
         """Something was said to the question that is no yes or no the referee heard."""
