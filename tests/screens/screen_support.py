@@ -24,6 +24,23 @@ ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 60
 
 
+def wait_until(page: Any, expression: str, timeout_ms: int = WAIT_MS) -> None:
+    """Wait until a JavaScript expression is true on the page.  Polled from here with
+    ``page.evaluate``: Playwright's ``wait_for_function`` builds its predicate with
+    ``eval``, which the screens' Content-Security-Policy (``script-src 'self'``)
+    refuses whenever the first check is not already true."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout_ms} ms: {expression}")
+        page.wait_for_timeout(50)
+
+
+def wait_until_live(page: Any) -> None:
+    """Wait until the page's first live update came (it marks ``body[data-seen]``)."""
+    wait_until(page, "document.body.dataset.seen !== undefined")
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Keep a full-page screenshot under tests/artifacts/ (gitignored)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -108,7 +125,7 @@ def assert_board_first(table: Any, name: str, sizes: tuple[tuple[int, int], ...]
     try:
         for width, height in sizes:
             table.set_viewport_size({"width": width, "height": height})
-            table.wait_for_function(f"() => window.innerWidth === {width}")
+            wait_until(table, f"window.innerWidth === {width}")
             table.wait_for_timeout(150)                       # the page's own resize handling
             table.evaluate("window.scrollTo(0, 0)")
             expect(table.locator("#board")).to_be_visible()
@@ -123,7 +140,7 @@ def assert_board_first(table: Any, name: str, sizes: tuple[tuple[int, int], ...]
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             table.screenshot(path=str(ARTIFACTS / f"layout-{name}-{width}x{height}.png"))
         table.set_viewport_size({"width": 390, "height": 844})
-        table.wait_for_function("() => window.innerWidth === 390")
+        wait_until(table, "window.innerWidth === 390")
         table.evaluate("window.scrollTo(0, 0)")
         facts = table.evaluate(_BOARD_FACTS)
         assert facts["board"]["top"] < facts["height"], facts                  # in the first screenful

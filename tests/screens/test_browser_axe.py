@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from screens.screen_support import ARTIFACTS, WAIT_MS
+from screens.screen_support import ARTIFACTS, WAIT_MS, wait_until_live
 
 from facilitator.screens.seats import TABLE_COOKIE, cookie_name
 
@@ -100,7 +100,7 @@ def open_page(browser, server, path: str, cookies: dict[str, str], size: dict[st
         page.context.new_cdp_session(page).send("Page.setFontSizes",
                                                 {"fontSizes": {"standard": font, "fixed": font}})
     page.goto(server.base_url + path)
-    page.wait_for_function("() => document.body.dataset.seen !== undefined")   # the first live update came
+    wait_until_live(page)   # the first live update came
     page.wait_for_timeout(200)
     return context, page
 

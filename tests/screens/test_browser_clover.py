@@ -16,6 +16,7 @@ from screens.screen_support import (
     assert_board_first,
     board_shot,
     screenshot,
+    wait_until_live,
 )
 
 from facilitator.games.clover.board import SLOTS, turns_between
@@ -85,7 +86,7 @@ def assert_card_words_readable(page) -> None:
     assert page.evaluate(CARD_WORDS, "") == []
     assert page.evaluate(CARD_WORDS, widest_word(page)) == []
     page.reload()
-    page.wait_for_function("() => document.body.dataset.seen !== undefined")
+    wait_until_live(page)
 
 
 #: clues unlike any concrete keyword of the deck

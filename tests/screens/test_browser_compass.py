@@ -18,6 +18,7 @@ from screens.screen_support import (
     board_shot,
     join_seat,
     screenshot,
+    wait_until,
 )
 
 pytestmark = pytest.mark.slow
@@ -155,7 +156,7 @@ def test_compass_leg_with_human_keeper(start_server, device):
     # the history fits a 390 px phone and a 320 px one: nothing cut ("Cloc…"), no scrolling
     for width in (390, 320):
         third.set_viewport_size({"width": width, "height": 700})
-        third.wait_for_function(f"() => window.innerWidth === {width}")
+        wait_until(third, f"window.innerWidth === {width}")
         fits = third.evaluate("""() => { const box = document.querySelector('.table-box:has(table.history)');
             const cut = Array.from(box.querySelectorAll('th, td')).filter((c) => c.scrollWidth > c.clientWidth + 1);
             return [box.scrollWidth - box.clientWidth, cut.map((c) => c.innerText)]; }""")

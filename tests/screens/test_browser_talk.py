@@ -22,7 +22,13 @@ from typing import Any
 
 import pytest
 from screens.lan_support import PHONES_HOST, lan_settings
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, accessibility_problems
+from screens.screen_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_MS,
+    accessibility_problems,
+    wait_until_live,
+)
 
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.screens import certificate as certs
@@ -372,7 +378,7 @@ def test_a_seat_opened_in_more_windows_than_it_keeps_tells_the_oldest(serve, pho
     for _ in range(STREAMS_PER_SEAT):
         page = first.context.new_page()
         page.goto(f"{server.base_url}/seat/2")
-        page.wait_for_function("document.body.dataset.seen !== undefined")   # its live updates came
+        wait_until_live(page)   # its live updates came
         later.append(page)
     expect(first.locator("#connection")).to_have_text(
         "This seat is open in a newer window: this one no longer follows the game. Reload it to follow here.")

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from screens.lan_support import CHROMIUM_RULE, lan_settings
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, wait_until_live
 
 from facilitator.screens import ScreenServer, tls
 from facilitator.session import Session
@@ -200,7 +200,7 @@ def test_a_phone_in_chromium_joins_and_taps_while_a_guest_holds_hundreds_of_conn
                 page.goto(f"{server.base_url}/join/{server.seats.seats[2].token}")
                 page.wait_for_url(f"{server.base_url}/seat/2")
                 assert page.evaluate("isSecureContext")
-                page.wait_for_function("document.body.dataset.seen !== undefined")   # live updates came
+                wait_until_live(page)   # live updates came
                 fold = page.locator("details", has=page.locator("#do-status"))
                 if fold.count() and not fold.first.evaluate("d => d.open"):
                     fold.first.locator("summary").click()
