@@ -104,7 +104,15 @@ def background_bed(say: object, seconds: float, seed: int, given: Path | None = 
         start = int(rng.integers(0, max(1, len(track))))
         bed = np.roll(bed, -start)
         return bed / np.sqrt(active_power(bed) or 1.0)
-    bed = np.zeros(n)
+    bed = np.sum(background_talkers(say, n, rng), axis=0)
+    return bed / np.sqrt(active_power(bed) or 1.0)
+
+
+def background_talkers(say: object, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Each background talker's own ``n`` samples (every line at unit speech-active
+    level), one per ``BACKGROUND_VOICES``: summed for one microphone, or each said from
+    its own place in the room for a microphone array."""
+    talkers = []
     for k, voice in enumerate(BACKGROUND_VOICES):
         pieces: list[np.ndarray] = []
         total = int(rng.uniform(0, 2.0) * SAMPLE_RATE)
@@ -118,8 +126,8 @@ def background_bed(say: object, seconds: float, seed: int, given: Path | None = 
             pieces += [x, gap]
             total += len(x) + len(gap)
             i += 1
-        bed += np.concatenate(pieces)[:n]
-    return bed / np.sqrt(active_power(bed) or 1.0)
+        talkers.append(np.concatenate(pieces)[:n])
+    return talkers
 
 
 def pink_noise(seconds: float, seed: int) -> np.ndarray:

@@ -13,6 +13,18 @@ and ``--engines`` which recognizer hears it (``both``: pocketsphinx with Whisper
 as the README installs it; ``light``: pocketsphinx alone, ``--second-engine off``).
 Every row is one condition x voice set x mode x engines.
 
+``--mode array`` hears the table at a microphone array (``--array``, the ReSpeaker
+4-Mic HAT unless told) in a room simulated with pyroomacoustics (``array_audio.py``):
+each player, background talker and the referee's loudspeaker from their own place;
+the recognizer hears one microphone, and the referee first asks every seat to enrol
+("Ann, say: I'm ready to play"), so where a voice comes from names its seat.  As with
+phones, the seat that may give a role's command says it, and now and then another
+seat says it first: the table then counts how often such a line was applied, and how
+often the right seat's own line was refused.  ``--seats 6`` seats six (``--voices
+pool`` has voices enough).  ``--mode room`` is the same table heard by one microphone
+at the array's place (its first microphone, no raw channels): seats are then told by
+voiceprint (both engines) or not at all (the light mode), as without an array.
+
 ``--phrasing natural`` makes the players say each command as a table does
 without reading the manual (``natural.toml``: "let's send ...", a bare route,
 "is west third", "I'll pass", "spin card one", "lock it in", "yep"), and
@@ -31,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -48,6 +61,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.session import table, voices
 from benchmarks.session.natural import PHRASINGS
+from facilitator.speech.voices.direction import GEOMETRIES
 
 GAMES = ("compass-code", "two-windows", "lantern-links", "clover")
 #: condition -> background talk below the players in dB (None: no background talk)
@@ -86,6 +100,8 @@ class Job:
     phrasing: str = "plain"
     #: which table of a voice set larger than a table this is (0: the first or only one)
     table: int = 0
+    #: the array mode's microphone array (``direction.GEOMETRIES``)
+    array: str = "respeaker-4mic-hat"
 
 
 def _run(job: Job) -> table.Result:
@@ -105,10 +121,11 @@ def _run(job: Job) -> table.Result:
                         background=Path(job.background) if job.background else None,
                         ir_path=Path(job.room) if job.room else None, chatter=CHATTER,
                         mode=job.mode, engines=engines, verify_cpu_scale=job.verify_scale,
-                        phrasing=job.phrasing)
+                        phrasing=job.phrasing, array=job.array)
     if job.transcripts:
         table_number = f"-{job.seats[0].replace(':', '_')}" if job.table > 0 else ""
-        stem = f"{job.game}-{job.condition}-{job.voice_set}{table_number}-{job.mode}-{engines}"
+        mode = f"{job.mode}-{job.array}-{len(job.seats)}" if job.mode in table.SEATED else job.mode
+        stem = f"{job.game}-{job.condition}-{job.voice_set}{table_number}-{mode}-{engines}"
         folder = Path(job.transcripts)
         (folder / f"{stem}.txt").write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
         keep = {**result.trace, "peak_rss_mb": round(result.peak_rss_mb, 1),
@@ -146,6 +163,7 @@ COLUMNS = ("condition", "voices", "mode", "engines", "commands said", "understoo
            "chatter lines", "chatter reaching the referee", "\"Say again?\" per min of chatter",
            "\"Say again?\" to nobody, per min", "end of speech → answer, median / p95",
            "segments cut at the cap", "peak RSS", "applied from a seat that may not act",
+           "the right seat refused",
            "end of speech → echo of the first hearing, median", "end of speech → verdict in, median")
 
 
@@ -192,7 +210,9 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
              str(chat), str(reached), f"{again / minutes if minutes else 0:.1f}",
              f"{unprompted / session_minutes if session_minutes else 0:.1f}", latency,
              f"{capped} of {segs}", f"{rss:.0f} MB",
-             str(sum(r.wrong_seat for r in rows)) if key[2] == "phone" else "-",
+             (f"{sum(r.wrong_seat for r in rows)} of {sum(r.intruder_lines for r in rows)}"
+              if key[2] in ("phone", *table.SEATED) else "-"),
+             f"{sum(r.right_seat_refused for r in rows)} of {said}" if key[2] in table.SEATED else "-",
              f"{statistics.median(echo) * 1000:.0f} ms ({len(echo)})" if echo else "-",
              f"{statistics.median(verdict) * 1000:.0f} ms" if verdict else "-"]
     return "| " + " | ".join(cells) + " |"
@@ -302,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="both (pocketsphinx with Whisper), light (pocketsphinx alone), or both,light")
     parser.add_argument("--second-engine", choices=("auto", "off", "always"),
                         help="as facilitator's option: off is --engines light, always or auto --engines both")
+    parser.add_argument("--array", choices=tuple(GEOMETRIES), default="respeaker-4mic-hat",
+                        help="the array mode's microphone array (simulated with pyroomacoustics)")
+    parser.add_argument("--seats", type=int, metavar="N",
+                        help=f"players at a table (every voice set must have N; without it, up to {TABLE_SIZE}); "
+                             "a voice set larger is played in tables of N")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--verify-scale", type=float, default=1.0, metavar="X",
                         help="the second engine's verdict on an echo is in X times its CPU seconds after it "
@@ -337,6 +362,17 @@ def main(argv: list[str] | None = None) -> int:
     if not modes or any(m not in MODES for m in modes):
         print(f"--mode takes names from {', '.join(MODES)}, or all", file=sys.stderr)
         return 2
+    if set(modes) & set(table.SEATED) and importlib.util.find_spec("pyroomacoustics") is None:
+        print("--mode array simulates the room with pyroomacoustics: install the array-sim extra", file=sys.stderr)
+        return 2
+    if args.seats is not None and args.seats < 2:
+        print("--seats: at least 2", file=sys.stderr)
+        return 2
+    short = [name for name, specs in sets.items() if args.seats is not None and len(specs) < args.seats]
+    if short:
+        print(f"--seats {args.seats}: the {short[0]} set has {len(sets[short[0]])} voices "
+              "(--voices pool has more)", file=sys.stderr)
+        return 2
     if args.second_engine is not None:
         engine_sets: tuple[str, ...] = ("light",) if args.second_engine == "off" else ("both",)
     else:
@@ -369,10 +405,10 @@ def main(argv: list[str] | None = None) -> int:
         return tuple(c for c in conditions if c in GATED_CONDITIONS)
 
     jobs = [Job(game, condition, name, mode, engine, seats, minutes, args.seed + 100 * g + 1000 * t, args.background,
-                args.room, endpoint, args.transcripts, args.verify_scale, args.phrasing, t)
+                args.room, endpoint, args.transcripts, args.verify_scale, args.phrasing, t, args.array)
             for mode in modes for engine in engine_sets for condition in rooms(mode)
             for name, specs in sets.items() for g, game in enumerate(games)
-            for t, seats in enumerate(tables(specs))]
+            for t, seats in enumerate(tables(specs, args.seats or TABLE_SIZE))]
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers, maxtasksperchild=1) as pool:

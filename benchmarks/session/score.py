@@ -38,7 +38,10 @@ The rules (``score``), each stated by a test in tests/loop/test_session_benchmar
   help change nothing in the game: answered for the wrong line they are
   chatter reaching the referee, not wrong actions;
 * in phone mode, a line of kind ``intruder`` is a role's command said on the phone
-  of a seat that may not give it: each one applied is a *wrong seat* action;
+  of a seat that may not give it (in array mode, from that seat at the table): each
+  one applied is a *wrong seat* action; a refusal of another seat's command ("That is
+  Ann's guess to send.") met by a player's own command or answer is the *right seat
+  refused*;
 * latency is counted from the end of the line, or for a phone from its release
   (the press gives the utterance's end: the endpointer waits for nothing);
 * *chatter reaching the referee*: chatter lines that caused anything to be
@@ -79,6 +82,10 @@ class Score:
     say_again_chatter: int = 0
     say_again_unprompted: int = 0
     wrong_seat: int = 0
+    #: lines of kind ``intruder`` the loop could have heard (phone and array modes)
+    intruder_lines: int = 0
+    #: the right seat's command or answer refused as another seat's (array mode)
+    right_seat_refused: int = 0
     #: CPU seconds of each recognition stage, one dict per utterance decoded
     stage_cpu: list[dict[str, float]] = field(default_factory=list)
     #: end of a line to the echo of its first hearing (the fast path), seconds
@@ -166,6 +173,14 @@ def score(trace: dict[str, Any]) -> Score:
             out.wrong_chatter += 1
         else:
             out.wrong_misheard += 1
+
+    out.intruder_lines = sum(1 for u in said if u["kind"] == "intruder" and could_be_heard(u, trace))
+    refusals = trace.get("refusal_texts", [])
+    for sound in trace["sounds"]:
+        if any(r in sound["text"] for r in refusals):
+            k = line_of(sound["cause"], said)
+            if k is not None and said[k]["kind"] in ("command", "answer"):
+                out.right_seat_refused += 1
 
     controls = set(trace.get("control_texts", []))
     for sound in trace["sounds"]:

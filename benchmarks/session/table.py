@@ -73,8 +73,16 @@ CLOSE_TALK_GAIN_DB = 15.0
 PHONE_GAIN_DB = 12.0
 #: phone mode: now and then another seat says a role's command on its own phone (it must be refused)
 INTRUDER_SHARE = 0.1
+#: array mode: as often as this, so the seat rule is measured on enough lines
+ARRAY_INTRUDER_SHARE = 0.3
 #: how the table addresses the referee (see ``Table``)
-MODES = ("always", "wake", "ptt", "ptt-close", "phone")
+MODES = ("always", "wake", "ptt", "ptt-close", "phone", "array", "room")
+#: the modes played in the simulated room of a microphone array, seats enrolled first
+SEATED = ("array", "room")
+#: array mode: the line every seat says when the referee asks it to enrol
+ENROLL_LINE = "I'm ready to play"
+#: array mode: how many lines the table says for its enrollment before it plays on regardless
+ENROLL_TRIES_PER_SEAT = 3
 FRAME_SAMPLES = FRAME_BYTES // SAMPLE_WIDTH
 LAUGHTER = ("ha ha ha ha", "ha ha ha", "oh ha ha ha ha")
 
@@ -284,6 +292,10 @@ class TableAudio:
     def t(self) -> float:
         return self.position / SAMPLE_RATE
 
+    def said_by(self, samples: np.ndarray, seat: int) -> np.ndarray:
+        """A player's line (at its level) as the microphone hears it from seat ``seat``."""
+        return room.reverb(samples, self.ir) * self.room_gain
+
     def add(self, samples: np.ndarray, at: float) -> None:
         first = round(at * SAMPLE_RATE)
         if first < self.position:
@@ -354,7 +366,11 @@ class Table:
     the line is heard as a phone at arm's length would (``phone_hears``) and its seat
     is known; the one who speaks a role's command is a seat that may give it, and now
     and then (``INTRUDER_SHARE``) another seat says it on its own phone first (that
-    must be refused).  The table microphone goes on hearing everything.
+    must be refused).  The table microphone goes on hearing everything.  *array*: the
+    table microphone is a microphone array (``array_audio.py``); every seat first says
+    its enrollment line when the referee asks it, and, as with phones, the seat that may
+    give a role's command says it, another seat now and then (``ARRAY_INTRUDER_SHARE``)
+    first, at the table.  *room*: the same, heard by the array's first microphone alone.
     """
 
     def __init__(self, game: str, session: Session, loop: ListenLoop, watch: Watch, audio: TableAudio,
@@ -381,6 +397,8 @@ class Table:
 
     def frames(self) -> Iterator[Frame]:
         seat = 0
+        yield from self._enrol()
+        self.limit += self.audio.t      # the session's minutes of play come after the enrollment
         while not self._closed and self.audio.t < self.limit and not self.session.over:
             if self.said and self.rng.random() < CHATTER_SHARE:
                 yield from self._chat(seat)
@@ -395,7 +413,7 @@ class Table:
                 continue
             text, command = got
             seat = (seat + 1) % len(self.seats)
-            if self.mode == "phone":
+            if self.mode in ("phone", *SEATED):
                 seat = self._acting_seat(command, seat + 1) - 1
                 intruder = self._intruder(command)
                 if intruder is not None:
@@ -404,6 +422,18 @@ class Table:
             yield from self._command(text, command, self.seats[seat], seat + 1)
         # trailing quiet for the endpointer to close the last utterance
         yield from self.audio.until(self.audio.t + 1.5)
+
+    def _enrol(self) -> Iterator[Frame]:
+        """At a microphone array the referee first asks each seat, by name, to say its line:
+        the seat asked says it (again when asked again), up to ``ENROLL_TRIES_PER_SEAT``
+        lines a seat; then the table plays on."""
+        turns = getattr(self.loop, "voices", None)
+        tries = 0
+        while (turns is not None and turns.asking is not None and not self._closed
+               and tries < ENROLL_TRIES_PER_SEAT * len(self.seats)):
+            seat = turns.asking
+            tries += 1
+            yield from self._say("enroll", ENROLL_LINE, self.seats[seat - 1], addressed=True, seat=seat)
 
     # -- what the loop did for a command ---------------------------------------------
     def _applied_for(self, index: int) -> list[tuple[bool, dict[str, Any]]]:
@@ -443,7 +473,8 @@ class Table:
         """Now and then, a seat that may not give ``command`` says it on its own phone."""
         acting = self._acting(command)
         others = [s for s in range(1, len(self.seats) + 1) if acting and s not in acting]
-        if not others or self.rng.random() >= INTRUDER_SHARE:
+        share = ARRAY_INTRUDER_SHARE if self.mode in SEATED else INTRUDER_SHARE
+        if not others or self.rng.random() >= share:
             return None
         return self.rng.choice(others)
 
@@ -537,7 +568,7 @@ class Table:
         if addressed and self.mode == "ptt-close":
             wet = room.level(dry, room.SPEECH_DBFS)   # 5-10 cm from the mouth: the direct sound
         else:
-            wet = room.reverb(room.level(dry, room.SPEECH_DBFS), self.audio.ir) * self.audio.room_gain
+            wet = self.audio.said_by(room.level(dry, room.SPEECH_DBFS), seat or self.seats.index(voice) + 1)
         self.audio.add(wet, start)
         end = start + len(dry) / SAMPLE_RATE
         utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt))
@@ -623,12 +654,14 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
          background: Path | None = None, ir_path: Path | None = None,
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
          record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
-         rt60: float | None = None, verify_cpu_scale: float = 1.0, phrasing: str = "plain") -> Result:
+         rt60: float | None = None, verify_cpu_scale: float = 1.0, phrasing: str = "plain",
+         array: str = "respeaker-4mic-hat") -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only), the table addressing the referee by
     ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
     room's reverberation time (None: ``room.impulse_response``'s default); ``phrasing``:
-    ``plain`` (the grammar's own phrases) or ``natural`` (``natural.py``)."""
+    ``plain`` (the grammar's own phrases) or ``natural`` (``natural.py``); ``array``: the
+    microphone array of the array mode (``direction.GEOMETRIES``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
     result = Result(game=game, condition=condition, voices=voice_set, mode=mode, engines=engines)
@@ -637,19 +670,28 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
     began = time.perf_counter()
     room_gain = 10 ** (-CLOSE_TALK_GAIN_DB / 20) if mode == "ptt-close" else 1.0   # the table mic is the close one
     try:
-        seconds = minutes * 60.0 + 60.0
-        bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
-        if snr_db is not None:
-            talk = room.background_bed(voices.say, seconds, seed, background)
-            bed += talk * (32768.0 * 10 ** ((room.SPEECH_DBFS - snr_db) / 20))
-            del talk
-        bed *= room_gain
-        if ir_path is not None:
-            ir = room.load_ir(ir_path)
+        seconds = minutes * 60.0 + 60.0 + (15.0 * len(seats) if mode in SEATED else 0.0)   # enrollment first
+        if mode in SEATED:
+            from facilitator.speech.voices.direction import GEOMETRIES
+
+            from .array_audio import array_audio
+
+            geometry = GEOMETRIES[array]
+            audio: TableAudio = array_audio(geometry, len(seats), seed, seconds, snr_db, voices.say,
+                                            raw=mode == "array")
         else:
-            ir = room.impulse_response(seed=seed) if rt60 is None else room.impulse_response(rt60, seed=seed)
-        audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir, room_gain)
-        del bed
+            bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
+            if snr_db is not None:
+                talk = room.background_bed(voices.say, seconds, seed, background)
+                bed += talk * (32768.0 * 10 ** ((room.SPEECH_DBFS - snr_db) / 20))
+                del talk
+            bed *= room_gain
+            if ir_path is not None:
+                ir = room.load_ir(ir_path)
+            else:
+                ir = room.impulse_response(seed=seed) if rt60 is None else room.impulse_response(rt60, seed=seed)
+            audio = TableAudio(np.clip(np.round(bed), -32768, 32767).astype(np.int16), ir, room_gain)
+            del bed
         audio.recording = record
         reset_peak_rss()   # count the loop's memory, not the making of the background
         log_path = (data_dir / f"{game}-{condition}-{voice_set}-{seed}.jsonl") if data_dir else None
@@ -665,9 +707,19 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
         watch.loop = loop
         watch.observe(session)
         watch.watch_hearing(loop)
+        turns = None
+        if mode in SEATED:   # seats named by where they speak, by voice with both engines
+            from facilitator.speech.voices.voice_turns import VoiceTurns
+
+            light = engines == "light"   # without an array, the light mode learns no voices (as the product)
+            turns = VoiceTurns.attach(loop, "on" if mode == "array" or not light else "off",
+                                      second_engine="off" if light else "always",
+                                      array=geometry if mode == "array" else None)
         table = Table(game, session, loop, watch, audio, voices, seats, chatter, minutes, seed, mode,
                       natural.load(game) if phrasing == "natural" else None)
         loop.announce(reply.public)
+        if turns is not None:
+            turns.begin()      # each seat asked by name to say its line
         endpointer = endpointer_factory(loop)
         segments: list[Segment] = []
         original = endpointer.segments
@@ -699,6 +751,13 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
     controls = sorted({phrases.say(k) for k in ("voice-louder", "voice-softer", "voice-faster", "voice-slower",
                                                "voice-loudest", "voice-softest", "voice-fastest", "voice-slowest",
                                                "voice-stop-listening", "voice-start-listening")})
+    from facilitator.speech.voices.refusal import seat_name
+
+    turns = getattr(table.loop, "voices", None)
+    bearings = {} if turns is None else {str(seat): round(degrees, 1)
+                                         for seat, degrees in turns.prints.bearings.items()}
+    refusals = sorted({phrases.say(k, name=seat_name(table.session, seat)) for k in phrases.responses
+                       if k.startswith("speaker-not-yours") for seat in range(1, len(table.seats) + 1)})
     return {
         "game": result.game, "condition": result.condition, "voices": result.voices,
         "mode": result.mode, "engines": result.engines,
@@ -714,6 +773,9 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
         "costs": [[s, e, {k: round(v, 5) for k, v in stages.items()}] for s, e, stages in watch.costs],
         "control_texts": controls, "control_intents": sorted(CONTROLS),
         "say_again": phrases.say("say-again"),
+        "refusal_texts": refusals,
+        # the seats' bearings learned at a microphone array (degrees, by seat)
+        "bearings": bearings,
         # the loop's own counts, for reading a transcript (the scorer does not use them)
         "loop": {name: getattr(table.loop, name) for name in
                  ("asked", "held", "released", "repeated", "corrected", "undone", "chatter", "verified",

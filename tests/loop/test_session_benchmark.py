@@ -204,6 +204,55 @@ def test_a_recorded_compass_code_voyage_is_scored_by_the_hearing_that_was_applie
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_another_seats_line_applied_is_a_wrong_seat_and_a_refused_own_line_is_counted() -> None:
+    """Array mode: an intruder's role command applied is a wrong-seat action (not a
+    mishearing); a refusal met by a player's own command is the right seat refused; a
+    refusal of the intruder is what should happen and counts neither."""
+    said = [line("intruder", 1.0, 2.0, 0, SEND, 1),
+            line("command", 4.0, 5.0, 0, SEND, 1),
+            line("command", 8.0, 9.0, 0, SEND, 2),
+            line("intruder", 12.0, 13.0, 1, "send south west north east", 1)]
+    executed = [applied(9.5, SEND, [7.9, 9.2]),
+                applied(13.5, "send south west north east", [11.9, 13.2])]
+    sounds = [sound(2.3, "That is Ann's guess to send.", cause=[0.9, 2.2]),
+              sound(5.3, "That is Ann's guess to send.", cause=[3.9, 5.2])]
+    got_trace = trace(said, [SEND, "send south west north east"], executed, sounds)
+    got_trace["refusal_texts"] = ["That is Ann's guess to send.", "That is Ben's guess to send."]
+    got = score.score(got_trace)
+    assert (got.intruder_lines, got.wrong_seat, got.right_seat_refused) == (2, 1, 1)
+    assert got.wrong_misheard == 0
+    assert [c.understood_at for c in got.commands] == [2]
+
+
+@pytest.mark.slow
+def test_a_short_session_at_a_microphone_array_enrols_every_seat_by_where_it_sits() -> None:
+    """The array mode through the real loop on a simulated room: the referee asks each
+    seat by name, every seat's line is taken, and the bearing learned for each seat is
+    where that seat sits (the room's true bearing, within 20 degrees)."""
+    pytest.importorskip("pyroomacoustics")
+    from benchmarks.corpus import CHATTER
+    from benchmarks.session.array_room import Table as Room
+    from facilitator.speech.audio.endpoint import Endpointer
+    from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
+    from facilitator.speech.voices.direction import GEOMETRIES, apart
+
+    seats = ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3")
+    result = table.play("compass-code", "quiet", None, "tuning", seats, 0.5, 29, PocketsphinxRecognizer(),
+                        lambda loop: Endpointer(complete=loop.complete), chatter=CHATTER, mode="array",
+                        engines="light")
+    said = [s["text"] for s in result.trace["sounds"]]
+    assert any("Thanks, everyone" in text for text in said), result.transcript
+    enrolled = [u for u in result.trace["said"] if u["kind"] == "enroll"]
+    assert len(enrolled) >= len(seats)
+    assert result.commands and any(c.understood_at for c in result.commands), result.transcript
+    bearings = result.trace["bearings"]
+    truth = Room(GEOMETRIES["respeaker-4mic-hat"], seats=len(seats), seed=29)
+    assert sorted(bearings) == ["1", "2", "3"]
+    for seat, degrees in bearings.items():
+        assert apart(degrees, truth.seat_bearing(int(seat))) <= 20.0, (seat, degrees, truth.seat_bearing(int(seat)))
+    assert result.trace["mode"] == "array"
+
+
 def test_a_short_push_to_talk_session_in_background_talk_is_played_and_scored() -> None:
     from benchmarks.corpus import CHATTER
     from facilitator.speech.audio.endpoint import Endpointer
