@@ -31,10 +31,12 @@ gives one core's decoder rate ``R_dec`` and encoder rate ``K R_dec``; ``encode``
 converted at the encoder's, the n-best, the scoring and the swaps at the decoder's.
 
 **Every early check.**  ``CHECKS`` early-finish checks a command (2.2 on average
-measured, 5 for a route said word by word); the last one's hearing is the utterance's
-(reused), so the fast path pays pocketsphinx's hearing and the checks before the last.
-Those come during the player's pauses: they are CPU the board pays, and latency only
-when a check is still running as the player stops.  Not counted: the speaker embedder
+measured, 5 for a route said word by word).  While listening for commands the check has a
+search of its own (docs/speech.md: sharing the decode's was built and taken back), so the
+check that ends an utterance is followed by the utterance's decode: the fast path pays
+both (``end-check`` and ``pocketsphinx``).  The checks before the last come during the
+player's pauses: they are CPU the board pays, and latency only when a check is still
+running as the player stops.  Not counted: the speaker embedder
 (about 0.15 CPU-s an utterance on x86 when voices are enrolled) and chatter, which pays
 the same pipeline as a command; no aarch64 counts of them were taken.
 
@@ -83,15 +85,19 @@ SCALAR_IPC = (0.5, 0.75, 1.1)
 #: widened for the ARM kernels, which were not timed apart
 KIND_RATIO = (1.8, 2.2, 2.6)
 #: early-finish checks a command (low, centre, high): 2.2 on average in the session benchmark, 5 for
-#: a route said word by word; the last check's hearing is the utterance's (issue 42), so the fast path
-#: pays pocketsphinx's hearing and the checks before the last
+#: a route said word by word; while listening for commands the check has a search of its own, so the
+#: check that ends an utterance is followed by the utterance's own decode (``end-check``), and the
+#: checks before it come during the player's pauses
 CHECKS = (1.0, 2.2, 5.0)
 
 WHISPER = ("encode", "n-best", "scoring", "swaps", "decide")
-SCALAR = ("pocketsphinx", "early-check")
+#: converted as scalar code: pocketsphinx, and a microphone array's bearing (NumPy's FFT and
+#: eigensolver on 4 x 4 matrices; counted on x86 only, ``benchmarks/array_cost.py``)
+SCALAR = ("pocketsphinx", "early-check", "end-check", "bearing")
 STAGE_NAMES = {
     "pocketsphinx": "pocketsphinx decode (Compass Code grammar)",
     "early-check": "early-finish checks before the last (pocketsphinx, 1.2 a command, 0-4)",
+    "end-check": "the early-finish check that ends the utterance (its own search: decoded again after it)",
     "echo": "espeak-ng: the echo, voice loaded (pyttsx3 worker)",
     "echo-program": "espeak-ng: the echo as a program run (fallback)",
     "encode": "Whisper: encode (10 s window)",
@@ -99,6 +105,7 @@ STAGE_NAMES = {
     "scoring": "Whisper: closed-set scoring",
     "swaps": "Whisper: slot swaps",
     "decide": "the decision (Python)",
+    "bearing": "a microphone array's bearing (NormMUSIC)",
 }
 
 
@@ -328,25 +335,29 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
               "|---|" + "---|" * (2 * len(cpus))]
 
     def mean_of(c: str, stage: str) -> float:
+        if stage == "end-check":           # one check: the early checks' count, once
+            stage = "early-check"
         if stage.startswith("echo"):
             return echoes[c].get(stage, 0.0)
         values = per[c].get(stage, [])
         return statistics.mean(values) if values else 0.0
 
-    for stage in order:
+    for stage in ["pocketsphinx", "end-check", *order[1:]]:
         row = [STAGE_NAMES[stage]]
         row += [_s(models[c].spread({stage: mean_of(c, stage)})) for c in cpus]
         row += [_s(models[c].spread({stage: mean_of(c, stage)}, threads=1)) if stage in WHISPER else "same"
                 for c in cpus]
         lines.append("| " + " | ".join(row) + " |")
     totals = {
-        # the early check that ends the utterance is its hearing: the latency after the end of speech
-        "the fast path (pocketsphinx's hearing, the early check that ends the utterance)": ("pocketsphinx",),
-        "to the echo (the fast path and the echo's synthesis)": ("pocketsphinx", "echo"),
+        # while listening for commands the check that ends the utterance is another search than the
+        # decode (docs/speech.md): both come after the end of speech
+        "the fast path (the early check that ends the utterance, then pocketsphinx's hearing)":
+            ("end-check", "pocketsphinx"),
+        "to the echo (the fast path and the echo's synthesis)": ("end-check", "pocketsphinx", "echo"),
         "to a verified application (the fast path and Whisper's stages; the echo is synthesized beside them)":
-            ("pocketsphinx", *WHISPER),
+            ("end-check", "pocketsphinx", *WHISPER),
         "the CPU a command pays (all of the above and the early checks before the last, during the pauses)":
-            ("pocketsphinx", "early-check", "echo", *WHISPER),
+            ("end-check", "pocketsphinx", "early-check", "echo", *WHISPER),
     }
     for name, stages in totals.items():
         row = [f"**{name}**"]
