@@ -60,6 +60,8 @@ def test_a_stage_takes_its_instructions_at_its_own_kind_of_rate() -> None:
     assert model.seconds("scoring", 1e9, c, threads=1) == pytest.approx(1e9 / dec)
     assert model.seconds("decide", 1e9, c) == pytest.approx(1e9 / mix)          # Python: one thread
     assert model.seconds("pocketsphinx", 1e9, c) == pytest.approx(1e9 / (mix * estimate.SCALAR_IPC[1]))
+    # an array's bearing (NumPy, one thread) as scalar code, never at Whisper's four-thread rates
+    assert model.seconds("bearing", 1e9, c) == pytest.approx(1e9 / (mix * estimate.SCALAR_IPC[1]))
     # the checks before the last: 1.2 a command at the centre (the last one's hearing is the decode)
     assert model.seconds("early-check", 1e9, c) == pytest.approx(
         (estimate.CHECKS[1] - 1) * 1e9 / (mix * estimate.SCALAR_IPC[1]))
