@@ -17,11 +17,12 @@ from loop.loop_fakes import (
     close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
     compass_session,
 )
+from speakers.plane_waves import plane_wave
 from support import read_jsonl
 
 from facilitator.speech.base import Segment, VoiceSettings
 from facilitator.speech.loop.listen import ListenLoop, LoopSettings
-from facilitator.speech.voices.direction import GEOMETRIES, SOUND_SPEED
+from facilitator.speech.voices.direction import GEOMETRIES
 from facilitator.speech.voices.voice_turns import VoiceTurns
 from facilitator.speech.voices.voiceprints import Voiceprints
 
@@ -45,15 +46,8 @@ class Unused:
 
 
 def raw_from(degrees: float, seconds: float, seed: int) -> bytes:
-    """Four microphones hearing noise from ``degrees`` (exact plane-wave delays), interleaved."""
-    rng = np.random.default_rng(seed)
-    n = int(16_000 * seconds)
-    spectrum = np.fft.rfft(rng.normal(0, 3000, n))
-    freqs = np.fft.rfftfreq(n, 1 / 16_000)
-    p = np.asarray(HAT.positions_mm) / 1000
-    p = p - p.mean(axis=0)
-    lead = p @ np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))]) / SOUND_SPEED
-    mics = np.stack([np.fft.irfft(spectrum * np.exp(2j * np.pi * freqs * t), n) for t in lead])
+    """Four microphones of the HAT hearing noise from ``degrees`` (a plane wave), interleaved."""
+    mics = plane_wave(HAT, degrees, seconds, seed)
     return np.clip(np.round(mics.T), -32768, 32767).astype("<i2").tobytes()
 
 
