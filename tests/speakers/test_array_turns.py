@@ -18,31 +18,16 @@ from loop.loop_fakes import (
     compass_session,
 )
 from speakers.plane_waves import plane_wave
+from speakers.turn_fakes import VOICE, Turns, Unused
 from support import read_jsonl
 
 from facilitator.speech.base import Segment, VoiceSettings
 from facilitator.speech.loop.listen import ListenLoop, LoopSettings
 from facilitator.speech.voices.direction import GEOMETRIES
-from facilitator.speech.voices.voice_turns import VoiceTurns
 from facilitator.speech.voices.voiceprints import Voiceprints
 
 HAT = GEOMETRIES["respeaker-4mic-hat"]
 SEND = "send north east south west"
-VOICE = {1: np.array([1.0, 0, 0]), 2: np.array([0, 1.0, 0]), 9: np.array([0, 0, 1.0]),
-         12: np.array([1.0, 1.0, 0.2]) / np.sqrt(2.04)}
-
-
-class Turns(VoiceTurns):
-    voices_at: dict[float, int]
-
-    def _embed(self, segment: Segment) -> np.ndarray | None:
-        self.embedded += 1
-        return VOICE[self.voices_at[segment.start]]
-
-
-class Unused:
-    def embed(self, pcm: bytes) -> np.ndarray:
-        raise AssertionError("the test's Turns embeds")
 
 
 def raw_from(degrees: float, seconds: float, seed: int) -> bytes:
