@@ -13,28 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, screen_servers
 
 from facilitator.screens import ScreenServer, ScreenSettings
-from facilitator.session import Session
-from facilitator.table_data import TableData
 
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
-    servers: list[ScreenServer] = []
-
-    def start(game: str, **kwargs: Any) -> ScreenServer:
-        table = TableData(tmp_path / "data")
-        session, opening = Session.start(game, log_path=tmp_path / f"{game}.jsonl", table=table, **kwargs)
-        server = ScreenServer(session, opening, ScreenSettings(port=0)).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
-        server.hub.session.log.close()
+    """``start_server(game, **session)``: ``game`` served on a free loopback port (plain http)."""
+    with screen_servers(tmp_path) as serve:
+        def start(game: str, **kwargs: Any) -> ScreenServer:
+            return serve(game, ScreenSettings(port=0), **kwargs)
+        yield start
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""Shared by the screens tests: where chromium is, how long to wait, screenshots."""
+"""Shared by the screens tests: where chromium is, how long to wait, screenshots, screen
+servers a test starts on loopback."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from facilitator.screens import ScreenServer, ScreenSettings
+from facilitator.session import Session
+from facilitator.table_data import TableData
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -149,6 +155,29 @@ def assert_board_first(table: Any, name: str, sizes: tuple[tuple[int, int], ...]
         assert facts["wide"] <= 1, facts
     finally:
         table.set_viewport_size(before)
+
+
+@contextlib.contextmanager
+def screen_servers(root: Path) -> Iterator[Callable[..., ScreenServer]]:
+    """``start(game, settings, data=None, **session)``: a new session of ``game``
+    (``session``: ``Session.start``'s players, seed, ...) logged to ``root/gN.jsonl``,
+    its table's data in ``data`` (None: ``root/data``, the server given no data
+    directory), served with ``settings``.  Every server started is stopped and its log
+    closed on leaving."""
+    servers: list[ScreenServer] = []
+
+    def start(game: str, settings: ScreenSettings, data: Path | None = None, **session: Any) -> ScreenServer:
+        started, opening = Session.start(game, table=TableData(data or root / "data"),
+                                         log_path=root / f"g{len(servers)}.jsonl", **session)
+        server = ScreenServer(started, opening, settings, data=data).start()
+        servers.append(server)
+        return server
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.stop()
+            server.hub.session.log.close()
 
 
 def free_port() -> int:

@@ -27,13 +27,12 @@ from screens.screen_support import (
     CHROMIUM_ARGS,
     WAIT_MS,
     accessibility_problems,
+    screen_servers,
     wait_until_live,
 )
 
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.screens import certificate as certs
-from facilitator.session import Session
-from facilitator.table_data import TableData
 
 pytestmark = pytest.mark.slow
 
@@ -113,19 +112,10 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
-    servers: list[ScreenServer] = []
-
-    def start(settings: ScreenSettings | None = None, data: Path | None = None) -> ScreenServer:
-        table = TableData(data or tmp_path / "data")
-        session, opening = Session.start("compass-code", players=4, seed=1, table=table,
-                                         log_path=tmp_path / f"g{len(servers)}.jsonl")
-        server = ScreenServer(session, opening, settings or ScreenSettings(port=0), data=data).start()
-        servers.append(server)
-        return server
-    yield start
-    for server in servers:
-        server.stop()
-        server.hub.session.log.close()
+    with screen_servers(tmp_path) as serve_game:
+        def start(settings: ScreenSettings | None = None, data: Path | None = None) -> ScreenServer:
+            return serve_game("compass-code", settings or ScreenSettings(port=0), data, players=4, seed=1)
+        yield start
 
 
 @pytest.fixture

@@ -19,11 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 from screens.lan_support import CHROMIUM_RULE, lan_settings
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, wait_until_live
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, screen_servers, wait_until_live
 
 from facilitator.screens import ScreenServer, tls
-from facilitator.session import Session
-from facilitator.table_data import TableData
 
 GUEST = "127.0.0.2"
 #: idle connections the guest holds (the issue's lockout took about 300)
@@ -32,19 +30,10 @@ GUEST_CONNECTIONS = 300
 
 @pytest.fixture
 def lan_on_loopback(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
-    servers: list[ScreenServer] = []
-
-    def start(game: str = "compass-code", players: int = 4) -> ScreenServer:
-        data = tmp_path / "data"
-        session, opening = Session.start(game, players=players, seed=1, table=TableData(data),
-                                         log_path=tmp_path / f"g{len(servers)}.jsonl")
-        server = ScreenServer(session, opening, lan_settings(), data=data).start()
-        servers.append(server)
-        return server
-    yield start
-    for server in servers:
-        server.stop()
-        server.hub.session.log.close()
+    with screen_servers(tmp_path) as serve:
+        def start(game: str = "compass-code", players: int = 4) -> ScreenServer:
+            return serve(game, lan_settings(), tmp_path / "data", players=players, seed=1)
+        yield start
 
 
 def trusting(server: ScreenServer) -> ssl.SSLContext:

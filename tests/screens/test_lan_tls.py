@@ -33,12 +33,11 @@ from screens.lan_support import (
     lan_settings,
     why_no_namespace,
 )
+from screens.screen_support import screen_servers
 from support import deadline
 
 from facilitator.screens import ScreenServer
 from facilitator.screens import certificate as certs
-from facilitator.session import Session
-from facilitator.table_data import TableData
 
 NO_NAMESPACE = why_no_namespace()
 needs_namespace = pytest.mark.skipif(NO_NAMESPACE is not None, reason=str(NO_NAMESPACE))
@@ -47,19 +46,10 @@ CASE = Path(__file__).with_name("lan_namespace_case.py")
 
 @pytest.fixture
 def lan_server(tmp_path):
-    servers: list[ScreenServer] = []
-
-    def start(data: Path | None = None) -> ScreenServer:
-        data = data or tmp_path / "data"
-        session, opening = Session.start("lantern-links", players=3, seed=2,
-                                         log_path=tmp_path / f"g{len(servers)}.jsonl", table=TableData(data))
-        server = ScreenServer(session, opening, lan_settings(), data=data).start()
-        servers.append(server)
-        return server
-    yield start
-    for server in servers:
-        server.stop()
-        server.hub.session.log.close()
+    with screen_servers(tmp_path) as serve:
+        def start(data: Path | None = None) -> ScreenServer:
+            return serve("lantern-links", lan_settings(), data or tmp_path / "data", players=3, seed=2)
+        yield start
 
 
 def trusting(cert: Path) -> ssl.SSLContext:

@@ -17,43 +17,22 @@ from loop.loop_fakes import (
     close_opened,  # noqa: F401  (an autouse fixture: imported, it runs here)
     compass_session,
 )
+from speakers.plane_waves import plane_wave
+from speakers.turn_fakes import VOICE, Turns, Unused
 from support import read_jsonl
 
 from facilitator.speech.base import Segment, VoiceSettings
 from facilitator.speech.loop.listen import ListenLoop, LoopSettings
-from facilitator.speech.voices.direction import GEOMETRIES, SOUND_SPEED
-from facilitator.speech.voices.voice_turns import VoiceTurns
+from facilitator.speech.voices.direction import GEOMETRIES
 from facilitator.speech.voices.voiceprints import Voiceprints
 
 HAT = GEOMETRIES["respeaker-4mic-hat"]
 SEND = "send north east south west"
-VOICE = {1: np.array([1.0, 0, 0]), 2: np.array([0, 1.0, 0]), 9: np.array([0, 0, 1.0]),
-         12: np.array([1.0, 1.0, 0.2]) / np.sqrt(2.04)}
-
-
-class Turns(VoiceTurns):
-    voices_at: dict[float, int]
-
-    def _embed(self, segment: Segment) -> np.ndarray | None:
-        self.embedded += 1
-        return VOICE[self.voices_at[segment.start]]
-
-
-class Unused:
-    def embed(self, pcm: bytes) -> np.ndarray:
-        raise AssertionError("the test's Turns embeds")
 
 
 def raw_from(degrees: float, seconds: float, seed: int) -> bytes:
-    """Four microphones hearing noise from ``degrees`` (exact plane-wave delays), interleaved."""
-    rng = np.random.default_rng(seed)
-    n = int(16_000 * seconds)
-    spectrum = np.fft.rfft(rng.normal(0, 3000, n))
-    freqs = np.fft.rfftfreq(n, 1 / 16_000)
-    p = np.asarray(HAT.positions_mm) / 1000
-    p = p - p.mean(axis=0)
-    lead = p @ np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))]) / SOUND_SPEED
-    mics = np.stack([np.fft.irfft(spectrum * np.exp(2j * np.pi * freqs * t), n) for t in lead])
+    """Four microphones of the HAT hearing noise from ``degrees`` (a plane wave), interleaved."""
+    mics = plane_wave(HAT, degrees, seconds, seed)
     return np.clip(np.round(mics.T), -32768, 32767).astype("<i2").tobytes()
 
 

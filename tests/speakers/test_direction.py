@@ -13,11 +13,11 @@ import shutil
 
 import numpy as np
 import pytest
+from speakers.plane_waves import plane_wave
 
 from facilitator.speech.voices.direction import (
     GEOMETRIES,
     SOUND_SPEED,
-    Geometry,
     apart,
     find_geometry,
     finder,
@@ -48,19 +48,6 @@ def test_a_bad_array_is_refused_with_a_reason(text: str, says: str) -> None:
     with pytest.raises(ValueError) as caught:
         find_geometry(text)
     assert says in str(caught.value)
-
-
-def plane_wave(geometry: Geometry, degrees: float, seconds: float = 1.0, seed: int = 0) -> np.ndarray:
-    """White noise arriving from ``degrees`` as a plane wave: exact (fractional) delays."""
-    rng = np.random.default_rng(seed)
-    n = int(16000 * seconds)
-    spectrum = np.fft.rfft(rng.normal(0, 3000, n))
-    freqs = np.fft.rfftfreq(n, 1 / 16000)
-    p = np.asarray(geometry.positions_mm) / 1000
-    p = p - p.mean(axis=0)
-    u = np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
-    lead = p @ u / SOUND_SPEED           # a microphone nearer the source hears it earlier
-    return np.stack([np.fft.irfft(spectrum * np.exp(2j * np.pi * freqs * t), n) for t in lead])
 
 
 @pytest.mark.parametrize("name", ["respeaker-4mic-hat", "respeaker-usb-v2"])

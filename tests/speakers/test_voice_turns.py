@@ -1,7 +1,7 @@
 """Voice turns in the listen loop, with the loop's fakes: who may give a role's command,
 what an unsure or a stranger's voice does, enrollment by voice and by a typed line, and
 what is logged.  A seat's voice is a fixed unit vector (``VOICE``); an utterance's voice
-is given by its start time (the fake audio carries only words)."""
+is given by its start time (the fake audio carries only words: ``turn_fakes.py``)."""
 
 from __future__ import annotations
 
@@ -18,34 +18,15 @@ from loop.loop_fakes import (
     compass_session,
     said,
 )
+from speakers.turn_fakes import VOICE, Turns, Unused
 from support import read_jsonl
 
 from facilitator.session import Session
-from facilitator.speech.base import Segment, VoiceSettings
+from facilitator.speech.base import VoiceSettings
 from facilitator.speech.loop.listen import ListenLoop, LoopSettings
 from facilitator.speech.voices.voice_turns import VoiceTurns
 
 SEND = "send north east south west"
-#: seats 1 and 2, a stranger (9), a voice halfway between seats 1 and 2 (12), and seat 2's
-#: voice as it sounds another day (13: still unlike seat 1's, cosine 0.28)
-VOICE = {1: np.array([1.0, 0, 0]), 2: np.array([0, 1.0, 0]), 9: np.array([0, 0, 1.0]),
-         12: np.array([1.0, 1.0, 0.2]) / np.sqrt(2.04), 13: np.array([0.3, 1.0, 0.2]) / np.sqrt(1.13)}
-
-
-class Turns(VoiceTurns):
-    """Voice turns whose embedder reads the voice given to each utterance's start."""
-
-    voices_at: dict[float, int]
-
-    def _embed(self, segment: Segment) -> np.ndarray | None:
-        self.embedded += 1
-        return VOICE[self.voices_at[segment.start]]
-
-
-class Unused:
-    def embed(self, pcm: bytes) -> np.ndarray:
-        raise AssertionError("the test's Turns embeds")
-
 
 _open = OPENED
 
@@ -205,10 +186,6 @@ def test_a_seat_screen_offers_learn_my_voice_only_with_voice_turns(tmp_path: Pat
     plain = compass_session(tmp_path / "plain")
     _open.append(ListenLoop(plain, ScriptedRecognizer(), RecordingSpeaker(VoiceSettings())))
     assert all(c.id != "enrol" for c in seat_controls(plain, 2))
-
-
-#: a voice almost the same as seat 1's (cosine 0.99): the table's microphone cannot tell them apart
-VOICE[21] = np.array([1.0, 0.14, 0.0]) / np.linalg.norm([1.0, 0.14, 0.0])
 
 
 def test_two_voices_too_alike_are_named_at_enrollment_and_either_may_act_for_the_other(tmp_path: Path) -> None:

@@ -337,11 +337,6 @@ class MicSource:
                 raw = raw[FRAME_BYTES * microphones:]
                 self._t += FRAME_MS / 1000
 
-    def drain(self) -> None:
-        """Drop audio captured so far (what was heard while the assistant spoke)."""
-        while not self._queue.empty():
-            self._queue.get_nowait()
-
     def close(self) -> None:
         if self._closed:
             return

@@ -140,10 +140,6 @@ class ListenLoop(Routing, Conversation, Applying):
         return self.speaking.speaker
 
     @property
-    def speaker_failed(self) -> bool:
-        return self.speaking.failed
-
-    @property
     def failures(self) -> int:
         return self.hints.failures
 

@@ -195,12 +195,6 @@ def finder(geometry: Geometry) -> Finder:
     return _FINDERS[geometry]
 
 
-def raw_microphones(interleaved: bytes, count: int, geometry: Geometry) -> np.ndarray:
-    """The geometry's microphones (M, samples) out of ``count`` interleaved int16 channels."""
-    samples = np.frombuffer(interleaved[: len(interleaved) // (2 * count) * 2 * count], dtype="<i2")
-    return samples.reshape(-1, count).T[list(geometry.channels)].astype(np.float64)
-
-
 def apart(a: float, b: float) -> float:
     """The angle between two bearings (degrees, 0-180)."""
     d = (a - b) % 360.0

@@ -239,9 +239,7 @@ def _seat_lines(seats: dict[str, Any], dimension: int) -> tuple[dict[int, list[n
     out: dict[int, list[np.ndarray]] = {}
     aside: list[str] = []
     for seat, lines in seats.items():
-        try:
-            _SEAT.validate_python(seat)
-        except ValidationError:
+        if not _is_seat(seat):
             aside.append(f"seat {seat!r} (not a seat number)")
             continue
         if not isinstance(lines, list):
@@ -273,9 +271,7 @@ def _bearings(bearings: dict[str, Any]) -> tuple[dict[int, float], list[str]]:
     out: dict[int, float] = {}
     aside: list[str] = []
     for seat, value in bearings.items():
-        try:
-            _SEAT.validate_python(seat)
-        except ValidationError:
+        if not _is_seat(seat):
             aside.append(f"the bearing of seat {seat!r} (not a seat number)")
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
@@ -283,6 +279,15 @@ def _bearings(bearings: dict[str, Any]) -> tuple[dict[int, float], list[str]]:
             continue
         out[int(seat)] = float(value) % 360.0
     return out, aside
+
+
+def _is_seat(key: str) -> bool:
+    """Whether a key of the file's ``seats`` or ``bearings`` is a seat number (1-99)."""
+    try:
+        _SEAT.validate_python(key)
+    except ValidationError:
+        return False
+    return True
 
 
 def _bad_line(line: list[float], dimension: int) -> str | None:
