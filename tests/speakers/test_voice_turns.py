@@ -92,6 +92,23 @@ def test_a_roles_command_in_another_seats_voice_is_refused_once(tmp_path: Path) 
     assert len(scored) == 1 and scored[0]["heard"] == 1
 
 
+def test_the_captain_saying_her_guess_again_as_it_is_applied_is_not_refused(tmp_path: Path) -> None:
+    """A player confirms a held command by saying it again inside its window; when that
+    line is heard only after the window closed (the guess applied, the next captain's
+    turn), it is the same repeat: applied once, and not refused as the new captain's."""
+    loop, turns, speaker, _ = make(tmp_path)
+    enrol_both(loop, turns)
+    turns.asking, turns.queue = None, []
+    say(loop, turns, SEND, 1, 40.0)                              # the captain: echoed, held
+    loop.tick(50.0)                                              # the window closed at 46.3: applied
+    assert [e["heard"] for e in events(tmp_path) if e["type"] == "guess-scored"] == [1]
+    spoken = len(speaker.spoken)
+    say(loop, turns, SEND, 1, 44.0, seconds=1.5)                 # her repeat, begun inside the window
+    assert speaker.spoken[spoken:] == [], speaker.spoken[spoken:]
+    assert not [e for e in events(tmp_path) if e["type"] == "command-rejected"]
+    assert len([e for e in events(tmp_path) if e["type"] == "guess-scored"]) == 1
+
+
 def test_queries_stay_open_to_every_enrolled_seat(tmp_path: Path) -> None:
     loop, turns, speaker, _ = make(tmp_path)
     enrol_both(loop, turns)

@@ -181,7 +181,7 @@ class Routing(LoopCore):
             return False
         _, rest = self.ears.split_wake(hyp)
         command = self.ears.command(rest) if rest.strip() else None
-        if command is None or self._who(command, segment) != "refuse":
+        if command is None or self._who(command, segment) != "refuse" or self._late_repeat(command):
             return False
         self._caption(hyp.text)
         self._stop_for_seat(command, segment)
@@ -224,12 +224,13 @@ class Routing(LoopCore):
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
         an implicit echo, or at once.  A command that is not the speaker's seat's stops
-        first (``_stop_for_seat``)."""
-        if self._stop_for_seat(command, self.current):
-            return
+        first (``_stop_for_seat``), unless it repeats the command just applied: said again
+        inside its window, it is that command's, whoever's turn it is now."""
         if self._late_repeat(command):
             self.repeated += 1   # said again inside the window, heard after it closed: applied once
             self._released = None
+            return
+        if self._stop_for_seat(command, self.current):
             return
         intent = command.intent
         aside = intent in self._asides()
