@@ -22,36 +22,31 @@ as ``--array`` does with a recorded table) and every raw microphone in ``Frame.r
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 
-from facilitator.speech.base import SAMPLE_RATE, SAMPLE_WIDTH, Frame
+from facilitator.speech.base import SAMPLE_RATE
 from facilitator.speech.voices.direction import Geometry
 
 from . import room
 from .array_room import Table as Room
-from .array_room import interleave
-from .table import FRAME_SAMPLES, RECENT_FRAMES, TableAudio
+from .table import TableAudio
 
 #: the referee's loudspeaker: this far beside the array, this much above it (metres)
 SPEAKER_OFFSET = (0.10, 0.0, 0.05)
 
 
 class ArrayAudio(TableAudio):
-    """The table at a microphone array: ``TableAudio``'s sounds, one row per microphone."""
+    """The table at a microphone array: ``TableAudio`` with one row per microphone, every
+    sound said from its place through the room's responses (so no impulse response of
+    its own: ``said_by`` and ``from_speaker`` are the room's)."""
 
-    def __init__(self, room_: Room, noise: np.ndarray, talk: np.ndarray | None, raw: bool = True) -> None:
-        """``noise``: (M, n) steady noise at its level; ``talk``: (M, n) background talk
-        at its level, or None in a quiet room; ``raw``: frames carry the raw microphones
-        (False: the first microphone alone, as a single microphone at the array's place)."""
-        bed = noise if talk is None else noise + talk
-        super().__init__(np.zeros(0, dtype=np.int16), np.ones(1))
+    def __init__(self, room_: Room, bed: np.ndarray, raw: bool = True) -> None:
+        """``bed``: (M, n) steady noise and background talk at their levels; ``raw``: frames
+        carry the raw microphones (False: the first microphone alone, as a single
+        microphone at the array's place)."""
+        super().__init__(bed, np.ones(1), raw=raw)
         self.room = room_
-        self.beds = bed.astype(np.float32)
-        self.microphones = bed.shape[0]
-        self.raw = raw
-        self.array_sounds: list[tuple[int, np.ndarray]] = []
         cx, cy, cz = room_.centre
         self.speaker = (cx + SPEAKER_OFFSET[0], cy + SPEAKER_OFFSET[1], cz + SPEAKER_OFFSET[2])
 
@@ -64,50 +59,8 @@ class ArrayAudio(TableAudio):
     def said_by(self, samples: np.ndarray, seat: int) -> np.ndarray:
         return self.from_place(samples, self.room.positions[seat])
 
-    def add(self, samples: np.ndarray, at: float) -> None:
-        """(M, n) samples starting at stream time ``at``."""
-        first = round(at * SAMPLE_RATE)
-        if first < self.position:
-            samples = samples[:, self.position - first:]
-            first = self.position
-        if samples.shape[1]:
-            self.array_sounds.append((first, samples.astype(np.float32)))
-
-    def leak(self, pcm: bytes, rate: int, at: float) -> float:
-        from facilitator.speech.audio.devices import convert
-
-        if rate != SAMPLE_RATE:
-            pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)
-        x = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-        if len(x):
-            said = room.level(x, room.SPEECH_DBFS - room.LEAK_BELOW_DB)
-            self.add(self.from_place(said, self.speaker), at + room.LEAK_DELAY_SECONDS)
-        return len(x) / SAMPLE_RATE
-
-    def until(self, t: float) -> Iterator[Frame]:
-        end = math.ceil(round(t * SAMPLE_RATE, 6))
-        while self.position < end and not self.closed:
-            a, b = self.position, self.position + FRAME_SAMPLES
-            chunk = np.zeros((self.microphones, FRAME_SAMPLES), dtype=np.float32)
-            if a < self.beds.shape[1]:
-                piece = self.beds[:, a: min(b, self.beds.shape[1])]
-                chunk[:, : piece.shape[1]] += piece
-            keep = []
-            for first, samples in self.array_sounds:
-                lo, hi = max(a, first), min(b, first + samples.shape[1])
-                if hi > lo:
-                    chunk[:, lo - a: hi - a] += samples[:, lo - first: hi - first]
-                if first + samples.shape[1] > b:
-                    keep.append((first, samples))
-            self.array_sounds = keep
-            voice = chunk[0]
-            pcm = np.clip(np.round(voice), -32768, 32767).astype("<i2").tobytes()
-            self.recent.append(voice)
-            del self.recent[:-RECENT_FRAMES]
-            self.position = b
-            if self.recording is not None:
-                self.recording.append(pcm)
-            yield Frame(pcm, a / SAMPLE_RATE, interleave(chunk) if self.raw else b"")
+    def from_speaker(self, samples: np.ndarray) -> np.ndarray:
+        return self.from_place(samples, self.speaker)
 
 
 def array_audio(geometry: Geometry, seats: int, seed: int, seconds: float, snr_db: float | None,
@@ -119,13 +72,13 @@ def array_audio(geometry: Geometry, seats: int, seed: int, seconds: float, snr_d
     n = int(seconds * SAMPLE_RATE)
     m = len(geometry.channels)
     noise_level = 32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20)
-    noise = np.stack([room.pink_noise(seconds, seed + 7 * k)[:n] for k in range(m)]) * noise_level
-    audio = ArrayAudio(room_, noise, None, raw)
+    bed = np.stack([room.pink_noise(seconds, seed + 7 * k)[:n] for k in range(m)]) * noise_level
+    audio = ArrayAudio(room_, bed, raw)
     if snr_db is not None:
         rng = np.random.default_rng(seed)
         talk = np.zeros((m, n))
         for track, place in zip(room.background_talkers(say, n, rng), room_.talkers, strict=False):
             talk += audio.from_place(track, place)[:, :n]
         talk *= 32768.0 * 10 ** ((room.SPEECH_DBFS - snr_db) / 20) / math.sqrt(room.active_power(talk[0]) or 1.0)
-        audio.beds = (audio.beds + talk).astype(np.float32)
+        audio.bed += talk.astype(np.float32)
     return audio

@@ -99,16 +99,3 @@ class Table:
     def seat_says(self, seat: int, pcm: bytes | np.ndarray) -> np.ndarray:
         return self.render(pcm, self.positions[seat])
 
-
-def interleave(channels: np.ndarray, voice_channel: int | None = None, geometry: Geometry | None = None) -> bytes:
-    """(M, samples) float -> interleaved int16 with the geometry's channel layout (the voice
-    channel, when it is not a raw microphone, carries the first microphone)."""
-    if geometry is None:
-        data = channels
-    else:
-        data = np.zeros((geometry.input_channels, channels.shape[1]))
-        for m, channel in enumerate(geometry.channels):
-            data[channel] = channels[m]
-        if geometry.voice_channel not in geometry.channels:
-            data[geometry.voice_channel] = channels[0]
-    return np.clip(np.round(data.T), -32768, 32767).astype("<i2").tobytes()

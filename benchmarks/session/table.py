@@ -276,16 +276,21 @@ class Watch:
 
 
 class TableAudio:
-    """The microphone's signal: background bed + reverberated players + the assistant's leak."""
+    """The microphone's signal: background bed + reverberated players + the assistant's leak.
 
-    def __init__(self, bed: np.ndarray, ir: np.ndarray, room_gain: float = 1.0) -> None:
-        self.bed = bed                   # int16, the whole session's background
+    One row of samples per microphone: a table microphone is one row; a microphone
+    array (``array_audio.py``) one row each, its frames carrying them all as ``Frame.raw``
+    (``raw``) beside the first, which the recognizer hears."""
+
+    def __init__(self, bed: np.ndarray, ir: np.ndarray, room_gain: float = 1.0, raw: bool = False) -> None:
+        self.bed = np.atleast_2d(bed).astype(np.float32)   # (microphones, samples): the whole background
         self.ir = ir
         self.room_gain = room_gain       # the room's sounds at a close-talk microphone (1: a table mic)
+        self.raw = raw
         self.position = 0                # next sample to emit
-        self.sounds: list[tuple[int, np.ndarray]] = []   # (first sample, float samples)
+        self.sounds: list[tuple[int, np.ndarray]] = []   # (first sample, float (microphones, samples))
         self.closed = False
-        self.recording: list[bytes] | None = None        # the microphone's signal, when kept
+        self.recording: list[bytes] | None = None        # the (first) microphone's signal, when kept
         self.recent: list[np.ndarray] = []               # the last frames emitted (a phone hears them too)
 
     @property
@@ -296,12 +301,18 @@ class TableAudio:
         """A player's line (at its level) as the microphone hears it from seat ``seat``."""
         return room.reverb(samples, self.ir) * self.room_gain
 
+    def from_speaker(self, samples: np.ndarray) -> np.ndarray:
+        """The referee's voice (at its level) as the microphone hears it from the loudspeaker."""
+        return room.reverb(samples, self.ir) * self.room_gain
+
     def add(self, samples: np.ndarray, at: float) -> None:
+        """Samples (one row, or one a microphone) starting at stream time ``at``."""
+        samples = np.atleast_2d(samples)
         first = round(at * SAMPLE_RATE)
         if first < self.position:
-            samples = samples[self.position - first:]
+            samples = samples[:, self.position - first:]
             first = self.position
-        if len(samples):
+        if samples.shape[1]:
             self.sounds.append((first, samples.astype(np.float32)))
 
     def leak(self, pcm: bytes, rate: int, at: float) -> float:
@@ -311,41 +322,46 @@ class TableAudio:
             pcm = convert(pcm, rate, 1, SAMPLE_WIDTH)
         x = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
         if len(x):
-            self.add(room.reverb(room.level(x, room.SPEECH_DBFS - room.LEAK_BELOW_DB), self.ir) * self.room_gain,
+            self.add(self.from_speaker(room.level(x, room.SPEECH_DBFS - room.LEAK_BELOW_DB)),
                      at + room.LEAK_DELAY_SECONDS)
         return len(x) / SAMPLE_RATE
 
     def until(self, t: float) -> Iterator[Frame]:
         """Frames up to stream time ``t`` (at least one frame whenever ``t`` is ahead)."""
         end = math.ceil(round(t * SAMPLE_RATE, 6))
+        length = self.bed.shape[1]
         while self.position < end and not self.closed:
             a, b = self.position, self.position + FRAME_SAMPLES
-            chunk = np.zeros(FRAME_SAMPLES, dtype=np.float32)
-            if a < len(self.bed):
-                piece = self.bed[a: min(b, len(self.bed))]
-                chunk[: len(piece)] += piece
+            chunk = np.zeros((self.bed.shape[0], FRAME_SAMPLES), dtype=np.float32)
+            if a < length:
+                piece = self.bed[:, a: min(b, length)]
+                chunk[:, : piece.shape[1]] += piece
             keep = []
             for first, samples in self.sounds:
-                lo, hi = max(a, first), min(b, first + len(samples))
+                lo, hi = max(a, first), min(b, first + samples.shape[1])
                 if hi > lo:
-                    chunk[lo - a: hi - a] += samples[lo - first: hi - first]
-                if first + len(samples) > b:
+                    chunk[:, lo - a: hi - a] += samples[:, lo - first: hi - first]
+                if first + samples.shape[1] > b:
                     keep.append((first, samples))
             self.sounds = keep
-            pcm = np.clip(np.round(chunk), -32768, 32767).astype("<i2").tobytes()
-            self.recent.append(chunk)
+            pcm = _pcm16(chunk[0])
+            self.recent.append(chunk[0])
             del self.recent[:-RECENT_FRAMES]
             self.position = b
             if self.recording is not None:
                 self.recording.append(pcm)
-            yield Frame(pcm, a / SAMPLE_RATE)
-
+            yield Frame(pcm, a / SAMPLE_RATE, _pcm16(chunk.T) if self.raw else b"")
 
     def heard_since(self, t: float) -> np.ndarray:
         """The table microphone's signal from stream time ``t`` up to now (float samples)."""
         kept = np.concatenate(self.recent) if self.recent else np.zeros(0, dtype=np.float32)
         first = self.position - len(kept)
         return kept[max(0, round(t * SAMPLE_RATE) - first):]
+
+
+def _pcm16(samples: np.ndarray) -> bytes:
+    """Float samples as int16 PCM (a (samples, microphones) array comes out interleaved)."""
+    return np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
 
 
 #: frames a phone's utterance may reach back over (12 s)
