@@ -33,11 +33,11 @@ import numpy as np
 
 from benchmarks.session import room
 from benchmarks.session.array_room import Table as ArrayTable
+from benchmarks.session.players import ENROLL_LINE
 from facilitator.speech.voices import seats as by_direction
 from facilitator.speech.voices.direction import GEOMETRIES, apart, finder
 from facilitator.speech.voices.speakers import DEFAULT, rule, similarities
 
-ENROLL_LINE = "I'm ready to play"
 GEOMETRY_NAMES = ("respeaker-4mic-hat", "respeaker-usb-v2")
 SEAT_COUNTS = (4, 6)
 

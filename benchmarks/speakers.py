@@ -51,6 +51,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.session import room
+from benchmarks.session.players import ENROLL_LINE
 from benchmarks.session.voices import HELD_OUT_VOICES, Voices, available
 from facilitator.speech.voices.speakers import (
     DEFAULT,
@@ -61,7 +62,6 @@ from facilitator.speech.voices.speakers import (
     too_close,
 )
 
-ENROLL_LINE = "I'm ready to play"
 #: role commands of the four games, as a player says them
 COMMANDS = (
     "send north east south west", "is west in position three", "one anchor two clockwise steps",

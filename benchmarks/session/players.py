@@ -19,6 +19,8 @@ from facilitator.speech.loop.listen import ListenLoop
 
 #: never said by the scripted players: leaving, restarting, and screen seats
 AVOID = frozenset({"quit", "help", "read rules", "release seat", "repeat", "cancel"})
+#: the line a seat says when the referee asks it to enrol ("Ann, say: I'm ready to play.")
+ENROLL_LINE = "I'm ready to play"
 #: a question now and then (the rest are game moves)
 QUESTION_SHARE = 0.12
 #: Clover's clue words per zone, in the order tried, made unique per seat with the seat's number

@@ -79,8 +79,6 @@ ARRAY_INTRUDER_SHARE = 0.3
 MODES = ("always", "wake", "ptt", "ptt-close", "phone", "array", "room")
 #: the modes played in the simulated room of a microphone array, seats enrolled first
 SEATED = ("array", "room")
-#: array mode: the line every seat says when the referee asks it to enrol
-ENROLL_LINE = "I'm ready to play"
 #: array mode: how many lines the table says for its enrollment before it plays on regardless
 ENROLL_TRIES_PER_SEAT = 3
 FRAME_SAMPLES = FRAME_BYTES // SAMPLE_WIDTH
@@ -449,7 +447,7 @@ class Table:
                and tries < ENROLL_TRIES_PER_SEAT * len(self.seats)):
             seat = turns.asking
             tries += 1
-            yield from self._say("enroll", ENROLL_LINE, self.seats[seat - 1], addressed=True, seat=seat)
+            yield from self._say("enroll", players.ENROLL_LINE, self.seats[seat - 1], addressed=True, seat=seat)
 
     # -- what the loop did for a command ---------------------------------------------
     def _applied_for(self, index: int) -> list[tuple[bool, dict[str, Any]]]:

@@ -41,6 +41,7 @@ def make(tmp_path: Path, recognizer: Recognizer | None = None,
 
 
 def phone(loop: ListenLoop, seat: int, text: str, pressed: float, released: float) -> None:
+    """Seat ``seat`` holds its talk button from ``pressed`` to ``released`` and says ``text``."""
     loop.phone_press(seat, at=pressed)
     loop.phone_utterance(seat, text.encode("utf-8"), end=released)
     loop.tick(released + 0.03)

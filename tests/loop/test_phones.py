@@ -19,6 +19,7 @@ from loop.loop_fakes import (
     compass_session,
     said,
 )
+from loop.phone_table import phone
 from support import read_jsonl
 
 from facilitator.speech.base import Segment, VoiceSettings
@@ -48,13 +49,6 @@ def make(tmp_path: Path, **settings: object) -> tuple[ListenLoop, StoppableSpeak
     loop.on_phone = lambda seat, heard, said: answered.append((seat, heard, said))
     _open.append(loop)
     return loop, speaker, answered
-
-
-def phone(loop: ListenLoop, seat: int, text: str, pressed: float, released: float) -> None:
-    """Seat ``seat`` holds its talk button from ``pressed`` to ``released`` and says ``text``."""
-    loop.phone_press(seat, at=pressed)
-    loop.phone_utterance(seat, text.encode("utf-8"), end=released)
-    loop.tick(released + 0.03)
 
 
 def events(tmp_path: Path) -> list[dict[str, object]]:
