@@ -373,9 +373,8 @@ class _Relay:
             self.loop.phone_utterance(seat, pcm)
 
     def asking_seat(self) -> int | None:
-        asking = getattr(self.loop, "asking_seat", None)
-        seat = asking() if asking is not None else None
-        return seat if isinstance(seat, int) else None
+        seat: int | None = None if self.loop is None else self.loop.asking_seat()
+        return seat
 
     def seat_answer(self, seat: int, yes: bool) -> None:
         if self.loop is not None:

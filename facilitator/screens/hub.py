@@ -244,9 +244,8 @@ class Hub:
     def asking_seat(self) -> int | None:
         """The seat whose phone spoke the command the referee's open question is about
         ("... Is that right?"): its page shows Yes and No to tap.  None: no such question."""
-        asking = getattr(self._listener, "asking_seat", None)
-        seat = asking() if asking is not None else None
-        return seat if isinstance(seat, int) else None
+        listener = self._listener
+        return None if listener is None else listener.asking_seat()
 
     def notice_question(self) -> None:
         """Redraw the screens when a phone's question opened or closed (the live streams
@@ -261,10 +260,9 @@ class Hub:
         """Seat ``seat`` tapped Yes or No: handed to the listen loop, which answers the open
         question as if that phone had said it.  False: no question of this seat is open."""
         listener = self._listener
-        tap = getattr(listener, "seat_answer", None)
-        if tap is None or self.asking_seat() != seat:
+        if listener is None or listener.asking_seat() != seat:
             return False
-        tap(seat, yes)
+        listener.seat_answer(seat, yes)
         return True
 
     def heard_for(self, seat: int) -> PhoneHeard | None:

@@ -71,7 +71,7 @@ def whole_number(text: str) -> int | None:
 class PhoneListener(Protocol):
     """What the screens hand a phone's voice to (the listen loop, in voice play).
 
-    Both are called from a web worker thread; both must be thread-safe and return at
+    Each is called from a web worker thread; each must be thread-safe and return at
     once (the loop does the work on its own thread)."""
 
     def phone_press(self, seat: int) -> None:
@@ -80,6 +80,15 @@ class PhoneListener(Protocol):
 
     def phone_utterance(self, seat: int, pcm: bytes) -> None:
         """A finished utterance from seat ``seat``: 16 kHz mono signed 16-bit LE ``pcm``."""
+        ...
+
+    def asking_seat(self) -> int | None:
+        """The seat whose phone spoke the command the open question is about ("... Is
+        that right?"); None: no such question."""
+        ...
+
+    def seat_answer(self, seat: int, yes: bool) -> None:
+        """Seat ``seat`` tapped Yes or No to that question."""
         ...
 
 

@@ -37,6 +37,12 @@ class Recording:
         with self.lock:
             self.presses.append(seat)
 
+    def asking_seat(self) -> int | None:
+        return None                     # this listener never asks: no Yes/No to tap
+
+    def seat_answer(self, seat: int, yes: bool) -> None:
+        raise AssertionError("no question was open to answer")
+
     def phone_utterance(self, seat: int, pcm: bytes) -> None:
         with self.lock:
             self.utterances.append((seat, pcm))
