@@ -231,6 +231,17 @@ class Service:
                 return line
         raise AssertionError(f"never announced {fragment!r}; stderr: {self.err}")
 
+    def noted(self, fragment: str, seconds: float = 20) -> str:
+        """The first standard-error line holding ``fragment``, waited for up to ``seconds``
+        (the line and the pages' update race: both follow the same move)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for line in list(self.err):
+                if fragment in line:
+                    return line
+            time.sleep(0.1)
+        raise AssertionError(f"never wrote {fragment!r} to stderr: {self.err}")
+
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=20)
