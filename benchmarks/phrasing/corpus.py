@@ -1,7 +1,17 @@
-"""The natural-phrasing corpus (``tuning.tsv``, ``held_out.tsv``): lines as tables say them.
+"""The natural-phrasing corpora: lines as tables say them, in tuning and held-out halves.
 
-Each line: game, the state it is said in, the words, and the canonical command expected
-("-": table talk, no command).  A state names the intents legal then, as each game's
+Two corpora, each in two halves written apart (``README.md`` tells who wrote what):
+
+* the first (issue 40): ``tuning`` (``grammars/examples/tuning.tsv``: the grammar and the
+  meaning stage learn from it, so it ships with the grammars) and ``held_out``
+  (``held_out.tsv`` here);
+* the wide one (issue 47, six registers, a writer who never read the grammar):
+  ``wide_tuning`` (``grammars/examples/tuning-wide.tsv``) and ``wide_held_out``
+  (``wide/held_out.tsv`` here, a second writer who read neither the grammar nor the
+  tuning half; nothing in the package reads it).
+
+Each line: game, the state it is said in, (the wide corpus: the register it is written
+in,) the words, and the canonical command expected ("-": table talk, no command).  A state names the intents legal then, as each game's
 referee gives them (``legal_intents``) plus the common ones:
 
 * ``any``: every command of the game (table talk is scored here, the widest exposure);
@@ -25,7 +35,17 @@ from facilitator.grammar import Grammar, load_grammar
 from facilitator.session import CONFIRMATIONS, CONTROLS, LOBBY, PAGE
 
 HERE = Path(__file__).parent
-HALVES = ("tuning", "held_out")
+ROOT = HERE.parents[1]
+#: each half's file
+FILES = {
+    "tuning": ROOT / "grammars" / "examples" / "tuning.tsv",
+    "held_out": HERE / "held_out.tsv",
+    "wide_tuning": ROOT / "grammars" / "examples" / "tuning-wide.tsv",
+    "wide_held_out": HERE / "wide" / "held_out.tsv",
+}
+HALVES = tuple(FILES)
+#: the halves nothing may learn from
+HELD_OUT = ("held_out", "wide_held_out")
 #: the answers to an open question (the listen loop's CONFIRM_INTENTS)
 ANSWERS = frozenset({"yes", "no", "cancel", "repeat"})
 #: the game's intents legal in each named state (besides every common one)
@@ -49,6 +69,9 @@ class Line:
     text: str
     #: the canonical command, or None for table talk
     expected: str | None
+    #: who the line is written as (the wide corpus: newcomer, veteran, child, esl,
+    #: midsentence, polite; the first corpus: "author")
+    register: str = "author"
 
     @property
     def talk(self) -> bool:
@@ -56,18 +79,20 @@ class Line:
 
 
 def read(half: str) -> list[Line]:
-    """The lines of one half (``tuning`` or ``held_out``)."""
+    """The lines of one half (``HALVES``)."""
     out = []
-    for number, raw in enumerate((HERE / f"{half}.tsv").read_text(encoding="utf-8").splitlines(), 1):
+    path = FILES[half]
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not raw.strip() or raw.startswith("#"):
             continue
         fields = raw.split("\t")
-        if len(fields) != 4:
-            raise ValueError(f"{half}.tsv line {number}: want 4 tab-separated fields, got {len(fields)}")
-        game, state, text, expected = fields
+        if len(fields) not in (4, 5):
+            raise ValueError(f"{path.name} line {number}: want 4 or 5 tab-separated fields, got {len(fields)}")
+        game, state, *register, text, expected = fields
         if state not in ("any", "question", *STATES[game]):
-            raise ValueError(f"{half}.tsv line {number}: no state {state!r} in {game}")
-        out.append(Line(half, game, state, text, None if expected == "-" else expected))
+            raise ValueError(f"{path.name} line {number}: no state {state!r} in {game}")
+        out.append(Line(half, game, state, text, None if expected == "-" else expected,
+                        register[0] if register else "author"))
     return out
 
 
