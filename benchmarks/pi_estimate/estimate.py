@@ -32,9 +32,9 @@ converted at the encoder's, the n-best, the scoring and the swaps at the decoder
 
 **Every early check.**  ``CHECKS`` early-finish checks a command (2.2 on average
 measured, 5 for a route said word by word).  The check that ends an utterance is counted
-as its own stage (``end-check``), and the utterance's decode takes its hearing (one
-search for the check and the decode: docs/speech.md), so the fast path is that check and
-the few instructions of taking its hearing.  The checks before the last come during the
+as its own stage (``end-check``); while listening for commands its grammar is another
+search than the decode's (docs/speech.md), so the fast path is that check and the
+utterance's decode after it (``pocketsphinx``).  The checks before the last come during the
 player's pauses (``early-check``, counted once a clip and multiplied by ``CHECKS`` less
 one): CPU the board pays, and latency only when a check is still running as the player
 stops.  Not counted: chatter, which pays the same pipeline as a command.
@@ -95,9 +95,9 @@ KIND_RATIO = (1.8, 2.2, 2.6)
 NUMPY_RATIO = 1.0
 NUMPY_SPREAD = (0.7, 1.0, 1.4)
 #: early-finish checks a command (low, centre, high): 2.2 on average in the session benchmark, 5 for
-#: a route said word by word.  The check that ends an utterance is its own stage (``end-check``) and
-#: the utterance's decode takes its hearing (docs/speech.md: one search for the check and the
-#: decode); the checks before it (``early-check``, counted once a clip) come during the player's pauses
+#: a route said word by word.  The check that ends an utterance is its own stage (``end-check``),
+#: followed by the utterance's decode (another search while listening for commands: docs/speech.md);
+#: the checks before it (``early-check``, counted once a clip) come during the player's pauses
 CHECKS = (1.0, 2.2, 5.0)
 
 #: the kinds of code, each converted at its own rate (``Model.rate``)
@@ -112,7 +112,7 @@ KINDS = {
 STAGES: dict[str, tuple[str, int, str]] = {
     "early-check": ("scalar", 1, "early-finish checks before the last (pocketsphinx, 1.2 a command, 0-4)"),
     "end-check": ("scalar", 1, "the early-finish check that ends the utterance (pocketsphinx)"),
-    "pocketsphinx": ("scalar", 1, "pocketsphinx's hearing of the utterance (the end check's, taken)"),
+    "pocketsphinx": ("scalar", 1, "pocketsphinx's decode of the utterance (after the end check)"),
     "echo": ("scalar", 1, "espeak-ng: the echo, voice loaded (pyttsx3 worker)"),
     "echo-program": ("scalar", 1, "espeak-ng: the echo as a program run (fallback)"),
     "encode": ("encoder", 4, "Whisper: encode (the clip and 4 s)"),
@@ -346,7 +346,7 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
     x86_echo = echo(x86, x86[0]["cpu"]) if x86 else None
     clips = rec["result"]["clips"]
     scored = [c["scored"] for c in clips if c.get("scored") is not None]
-    taken = sum(1 for c in clips if c.get("reused"))
+    ended = sum(1 for c in clips if c.get("ended_on_check"))
     order = ["early-check", "end-check", "pocketsphinx", "echo", "echo-program", *WHISPER]
     extra = [label for label in kinds if label not in order and label in per[cpus[0]]]
     order += extra
@@ -373,7 +373,7 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
             row += [_stat(per[c].get(stage, [])) for c in cpus]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", (f"Whisper scored {statistics.mean(scored):.1f} phrases an utterance ({min(scored)} to "
-                   f"{max(scored)}), swaps included; the decode took the end check's hearing on {taken} of "
+                   f"{max(scored)}), swaps included; the end check heard a whole phrase on {ended} of "
                    f"{len(clips)} clips (the grammar: {rec['result'].get('phrases')} phrases, the wake phrase "
                    "optional before each command, as the loop listens)."), ""]
     for record in (rec, x86_rec):
@@ -427,7 +427,7 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
     voices = tuple(label for label in extra if _when(rec, label) in ("voices", "array"))
     fast = ("end-check", "pocketsphinx")
     totals = {
-        "the fast path (the check that ends the utterance; the decode takes its hearing)": fast,
+        "the fast path (the check that ends the utterance, then pocketsphinx's decode)": fast,
         "to the echo (the fast path and the echo's synthesis)": (*fast, "echo"),
         "to a verified application (the fast path and Whisper's stages; the echo is synthesized beside them)":
             (*fast, *WHISPER),
@@ -466,16 +466,16 @@ def _when(record: dict[str, Any], label: str) -> str:
 
 
 STALE = ("**Stale counts** ({machine}, commit {commit}): this recognition record predates what the product "
-         "runs now (the one decoder pass with int8 weights, and the decode taking the end check's hearing); "
+         "runs now (the one decoder pass with int8 weights) or the stages counted now (the end check); "
          "re-count: `python -m benchmarks.pi_estimate count --runs baseline,recognition`.")
 
 
 def stale(record: dict[str, Any]) -> bool:
     """Whether a recognition record was counted before the product's present stages: the one-pass
-    scorer with int8 weights, and one search for the end check and the decode."""
+    scorer with int8 weights, and the check that ends the utterance counted apart."""
     result = record.get("result", {})
     return not (result.get("scorer") == "one-pass" and result.get("weights") == "int8"
-                and result.get("checks") == "one-search")
+                and result.get("checks") == "end-check")
 
 
 def _stat(values: list[int]) -> str:

@@ -20,9 +20,9 @@ commands (``ListenLoop``: the wake phrase optional before every command, as at a
   its last 10 ms, under the check's grammar: the commands after an optional wake phrase,
   without the wake phrase alone), as the endpointer asks at a pause inside a command;
 * ``end-check``: the check that ends the utterance (the whole clip);
-* ``pocketsphinx``: the utterance's decode under the decode's grammar (``hear_first``),
-  which takes the end check's hearing when that heard a whole phrase (docs/speech.md:
-  one search for the check and the decode), and decodes again otherwise;
+* ``pocketsphinx``: the utterance's decode under the decode's grammar (``hear_first``):
+  another search than the check's, so the audio is decoded again (docs/speech.md says
+  why the two are not one search yet);
 * ``verify``: Whisper's own stages as ``WhisperRecognizer.decode`` times them (``encode``,
   ``n-best``, ``scoring``, ``swaps``, marked where its stage clock is read) and ``decide``
   (the rest of ``verify``);
@@ -188,7 +188,7 @@ def _recognition(args: argparse.Namespace, clips: list[str], rounds: int, out: d
     out["phrases"] = len(decoding.phrases)
     out["scorer"] = "one-pass"   # the closed set scored in one decoder pass (issue 42)
     out["weights"] = whisper._scorer.weights    # the pass's weights: int8 rows (issue 50)
-    out["checks"] = "one-search"  # the decode takes the end check's hearing (issue 50)
+    out["checks"] = "end-check"   # the check that ends the utterance counted as its own stage (issue 50)
     out["stages"] = {stage.label: {"kind": stage.kind, "name": stage.name, "when": stage.when}
                      for stage, _ in extra}
 
