@@ -103,8 +103,9 @@ CHECKS = (1.0, 2.2, 5.0)
 #: the kinds of code, each converted at its own rate (``Model.rate``)
 KINDS = {
     "encoder": "CTranslate2's encoder: large int8 products (the calibration's encoder rate)",
-    "decoder": "int8 steps a token or a frame at a time (CTranslate2's decoder, onnxruntime's LSTM)",
-    "numpy": "NumPy float products on one BLAS thread (the decoder's rate times the NumPy ratio)",
+    "decoder": "int8 steps a token at a time (CTranslate2's decoder)",
+    "numpy": ("NumPy's products on one thread, and the embedder's (NumPy features, onnxruntime's int8 LSTM "
+              "on one thread): the decoder's rate times the NumPy ratio"),
     "scalar": "single-threaded C (pocketsphinx, espeak-ng): the calibration mix's rate times the scalar IPC",
     "python": "the interpreter (the calibration mix's one-core rate)",
 }
