@@ -9,7 +9,13 @@ the derivation and the ranges).  The same stages are counted on x86_64 (valgrind
 callgrind) and timed there in CPU seconds, as a cross-check.
 
     python -m benchmarks.pi_estimate count --root ROOT [--only aarch64|x86_64] [--cpus cortex-a72,cortex-a76]
+                                           [--runs baseline,recognition,calibration,echo]
     python -m benchmarks.pi_estimate report
+
+``--runs`` counts some runs only: the calibration (faster-whisper's own ``transcribe``) and
+the echo (espeak-ng) do not depend on the product's code, so a change of the product needs
+``--runs baseline,recognition`` alone; ``report`` reads the newest record of each run and
+names each record it read (its commit, date and counter) under its tables.
 
 ``count`` needs root (chroot, mounts) and an arm64 root made by
 ``bash benchmarks/pi_estimate/make_root.sh ROOT``; it appends its counts to
@@ -137,7 +143,10 @@ class Root:
         return marks, total, wall
 
 
-def count_aarch64(root_path: Path, cpus: list[str], rounds: int) -> None:
+RUNS = ("baseline", "recognition", "calibration", "echo")
+
+
+def count_aarch64(root_path: Path, cpus: list[str], rounds: int, only: tuple[str, ...] = RUNS) -> None:
     commit = _git("rev-parse", "--short", "HEAD", cwd=root_path / PROJECT_IN_ROOT.lstrip("/"))
     product = _git("rev-parse", "--short", "HEAD:facilitator", cwd=root_path / PROJECT_IN_ROOT.lstrip("/"))
     with Root(root_path) as root:
@@ -146,6 +155,7 @@ def count_aarch64(root_path: Path, cpus: list[str], rounds: int) -> None:
         shutil.rmtree(work, ignore_errors=True)
         calibration = inputs.make_calibration(work)
         echo_once, echo_many = inputs.make_echo(work)
+        array = inputs.make_array(work)
         shutil.copy(HERE / "workload.py", root.inside(f"{IN_ROOT}/workload.py"))
         python = [f"{PROJECT_IN_ROOT}/.venv/bin/python", f"{IN_ROOT}/workload.py", "--mark", "qemu"]
         clips = [f"{PROJECT_IN_ROOT}/{c}" for c in inputs.CLIPS]
@@ -154,12 +164,15 @@ def count_aarch64(root_path: Path, cpus: list[str], rounds: int) -> None:
             root.cpuinfo(cpu)
             common = {"machine": "aarch64", "counter": f"qemu-user {qemu}, TCG plugin stagecount.c", "cpu": cpu,
                       "commit": commit, "product_tree": product, "threads": 1}
+            at_array = ["--array", f"{IN_ROOT}/inputs/{array.name}", "--geometry", inputs.ARRAY]
             runs = {
-                "baseline": ["--what", "baseline"] + clips[:1],
-                "recognition": ["--what", "recognition", "--rounds", str(rounds)] + clips,
+                "baseline": ["--what", "baseline"] + at_array + clips[:1],
+                "recognition": ["--what", "recognition", "--rounds", str(rounds)] + at_array + clips,
                 "calibration": ["--what", "calibration"] + files,
             }
             for name, args in runs.items():
+                if name not in only:
+                    continue
                 out = f"{IN_ROOT}/runs/{name}-{cpu}.json"
                 marks, total, wall = root.count(cpu, f"{name}-{cpu}", python + ["--out", out] + args)
                 result = json.loads(root.inside(out).read_text())
@@ -175,6 +188,8 @@ def count_aarch64(root_path: Path, cpus: list[str], rounds: int) -> None:
                       f"echo-file-{inputs.ECHO_REPEATS}": inputs.ESPEAK_ECHO + [
                           "-w", "/tmp/echo.wav", "-f", f"{IN_ROOT}/inputs/{echo_many.name}"]}
             for name, program in espeak.items():
+                if "echo" not in only:
+                    continue
                 program = ["/usr/bin/espeak-ng", *program[1:]]
                 _, total, wall = root.count(cpu, f"{name}-{cpu}", program)
                 _append("aarch64", {**common, "run": name, "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
@@ -205,7 +220,7 @@ def _callgrind(name: str, program: list[str], marks: bool, env: dict[str, str]) 
         return segments, sum(segments) + final
 
 
-def count_x86(rounds: int, cpu_repeats: int) -> None:
+def count_x86(rounds: int, cpu_repeats: int, only: tuple[str, ...] = RUNS) -> None:
     commit = _git("rev-parse", "--short", "HEAD")
     product = _git("rev-parse", "--short", "HEAD:facilitator")
     version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True, check=False).stdout.strip()
@@ -215,6 +230,7 @@ def count_x86(rounds: int, cpu_repeats: int) -> None:
         work = Path(tmp)
         calibration = inputs.make_calibration(work)
         echo_once, echo_many = inputs.make_echo(work)
+        array = inputs.make_array(work)
         lib = work / "libcallgrind_mark.so"
         subprocess.run(["gcc", "-O2", "-shared", "-fPIC", str(HERE / "callgrind_mark.c"), "-o", str(lib)], check=True)
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "PI_ESTIMATE_MARK_LIB": str(lib)}
@@ -222,10 +238,13 @@ def count_x86(rounds: int, cpu_repeats: int) -> None:
         clips = [str(ROOT / c) for c in inputs.CLIPS]
         common = {"machine": "x86_64", "cpu": f"{model}, {os.cpu_count()} cores", "commit": commit,
                   "product_tree": product, "threads": 1}
-        runs = {"baseline": ["--what", "baseline"] + clips[:1],
-                "recognition": ["--what", "recognition", "--rounds", str(rounds)] + clips,
+        at_array = ["--array", str(array), "--geometry", inputs.ARRAY]
+        runs = {"baseline": ["--what", "baseline"] + at_array + clips[:1],
+                "recognition": ["--what", "recognition", "--rounds", str(rounds)] + at_array + clips,
                 "calibration": ["--what", "calibration"] + [str(p) for p in calibration]}
         for name, args in runs.items():
+            if name not in only:
+                continue
             out = work / f"{name}.json"
             segments, total = _callgrind(name, python + ["--mark", "callgrind", "--out", str(out)] + args, True, env)
             result = json.loads(out.read_text())
@@ -249,6 +268,8 @@ def count_x86(rounds: int, cpu_repeats: int) -> None:
                   f"echo-file-{inputs.ECHO_REPEATS}": inputs.ESPEAK_ECHO + ["-w", str(work / "echo.wav"),
                                                                             "-f", str(echo_many)]}
         for name, program in espeak.items():
+            if "echo" not in only:
+                continue
             _, total = _callgrind(name, program, False, env)
             seconds = []
             for _ in range(cpu_repeats):
@@ -272,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     count.add_argument("--cpus", default="cortex-a72,cortex-a76", help="QEMU CPU models (a Pi 4's, a Pi 5's)")
     count.add_argument("--rounds", type=int, default=1, help="passes over the clips")
     count.add_argument("--cpu-repeats", type=int, default=3, help="native runs timed on x86_64 (the fastest is kept)")
+    count.add_argument("--runs", default=",".join(RUNS),
+                       help="the runs to count (the calibration and the echo do not depend on the product)")
     report = sub.add_parser("report", help="the estimate from the counts")
     report.add_argument("--write", action="store_true", help="also rewrite the table in benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
@@ -279,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.only != "x86_64":
             if args.root is None:
                 parser.error("--root is needed for aarch64 (make it with benchmarks/pi_estimate/make_root.sh)")
-            count_aarch64(args.root, args.cpus.split(","), args.rounds)
+            count_aarch64(args.root, args.cpus.split(","), args.rounds, tuple(args.runs.split(",")))
         if args.only != "aarch64":
-            count_x86(args.rounds, args.cpu_repeats)
+            count_x86(args.rounds, args.cpu_repeats, tuple(args.runs.split(",")))
         return 0
     text = estimate.report(estimate.load(RAW["aarch64"]), estimate.load(RAW["x86_64"]))
     print(text)

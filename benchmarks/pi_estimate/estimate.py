@@ -31,20 +31,22 @@ gives one core's decoder rate ``R_dec`` and encoder rate ``K R_dec``; ``encode``
 converted at the encoder's, the n-best, the scoring and the swaps at the decoder's.
 
 **Every early check.**  ``CHECKS`` early-finish checks a command (2.2 on average
-measured, 5 for a route said word by word).  While listening for commands the check has a
-search of its own (docs/speech.md: sharing the decode's was built and taken back), so the
-check that ends an utterance is followed by the utterance's decode: the fast path pays
-both (``end-check`` and ``pocketsphinx``).  The checks before the last come during the
-player's pauses: they are CPU the board pays, and latency only when a check is still
-running as the player stops.  Not counted: the speaker embedder
-(about 0.15 CPU-s an utterance on x86 when voices are enrolled) and chatter, which pays
-the same pipeline as a command; no aarch64 counts of them were taken.
+measured, 5 for a route said word by word).  The check that ends an utterance is counted
+as its own stage (``end-check``); while listening for commands its grammar is another
+search than the decode's (docs/speech.md), so the fast path is that check and the
+utterance's decode after it (``pocketsphinx``).  The checks before the last come during the
+player's pauses (``early-check``, counted once a clip and multiplied by ``CHECKS`` less
+one): CPU the board pays, and latency only when a check is still running as the player
+stops.  Not counted: chatter, which pays the same pipeline as a command.
 
-**Scalar code.**  pocketsphinx and espeak-ng are single-threaded C, not GEMM: their
-instructions retire at another rate than the Whisper mix's.  ``SCALAR_IPC`` is the
-range assumed for the ratio of their instructions per cycle to the Whisper mix's on
-the Pi's core; the x86 cross-check (instructions per CPU-second of each stage there)
-shows how far that ratio moves between these kinds of code on a wide core.
+**Each kind of code at its own rate** (``KINDS``, ``Model.rate``): the encoder's and
+the decoder's from the calibration (above); NumPy's (the one-pass scorer and the slot
+swaps, the bearing, the speaker embedder's features) as the decoder's times the ratio
+of the two kinds' instructions per CPU-second in the x86 cross-check (``numpy_ratio``);
+scalar C (pocketsphinx, espeak-ng) as the calibration mix's one-core rate times
+``SCALAR_IPC``, the range assumed for the ratio of their instructions per cycle to the
+Whisper mix's on the Pi's core; the interpreter (the decision) at the mix's rate.  A
+stage of the workload's ``STAGES`` names its own kind in the record (``stage_kinds``).
 
 **Ranges.**  Every estimate is evaluated at each corner of (the calibration figure,
 ``S_enc``, ``S_dec``, the scalar ratio) and reported as centre and [lowest, highest].
@@ -84,29 +86,51 @@ SCALAR_IPC = (0.5, 0.75, 1.1)
 #: retires 6.1 G instructions a second in the encoder and 2.4-2.9 G in the decoder's stages (2.1-2.5),
 #: widened for the ARM kernels, which were not timed apart
 KIND_RATIO = (1.8, 2.2, 2.6)
+#: NumPy's products on one BLAS thread (the one-pass scorer, the bearing) against the decoder's
+#: (CTranslate2's int8 steps): one core's rate on NumPy's code is the decoder's times this ratio.
+#: Its centre is read from the x86 cross-check when it has both kinds (``numpy_ratio``: instructions
+#: per CPU-second of the scoring and the swaps over the n-best's), its range that centre times
+#: ``NUMPY_SPREAD`` (OpenBLAS's float32 kernels on NEON against CTranslate2's int8 ones were not
+#: timed apart); ``NUMPY_RATIO`` stands in when no x86 record has them
+NUMPY_RATIO = 1.0
+NUMPY_SPREAD = (0.7, 1.0, 1.4)
 #: early-finish checks a command (low, centre, high): 2.2 on average in the session benchmark, 5 for
-#: a route said word by word; while listening for commands the check has a search of its own, so the
-#: check that ends an utterance is followed by the utterance's own decode (``end-check``), and the
-#: checks before it come during the player's pauses
+#: a route said word by word.  The check that ends an utterance is its own stage (``end-check``),
+#: followed by the utterance's decode (another search while listening for commands: docs/speech.md);
+#: the checks before it (``early-check``, counted once a clip) come during the player's pauses
 CHECKS = (1.0, 2.2, 5.0)
 
-WHISPER = ("encode", "n-best", "scoring", "swaps", "decide")
-#: converted as scalar code: pocketsphinx, and a microphone array's bearing (NumPy's FFT and
-#: eigensolver on 4 x 4 matrices; counted on x86 only, ``benchmarks/array_cost.py``)
-SCALAR = ("pocketsphinx", "early-check", "end-check", "bearing")
-STAGE_NAMES = {
-    "pocketsphinx": "pocketsphinx decode (Compass Code grammar)",
-    "early-check": "early-finish checks before the last (pocketsphinx, 1.2 a command, 0-4)",
-    "end-check": "the early-finish check that ends the utterance (its own search: decoded again after it)",
-    "echo": "espeak-ng: the echo, voice loaded (pyttsx3 worker)",
-    "echo-program": "espeak-ng: the echo as a program run (fallback)",
-    "encode": "Whisper: encode (10 s window)",
-    "n-best": "Whisper: n-best (beam 5)",
-    "scoring": "Whisper: closed-set scoring",
-    "swaps": "Whisper: slot swaps",
-    "decide": "the decision (Python)",
-    "bearing": "a microphone array's bearing (NormMUSIC)",
+#: the kinds of code, each converted at its own rate (``Model.rate``)
+KINDS = {
+    "encoder": "CTranslate2's encoder: large int8 products (the calibration's encoder rate)",
+    "decoder": "int8 steps a token at a time (CTranslate2's decoder)",
+    "numpy": ("NumPy's products on one thread, and the embedder's (NumPy features, onnxruntime's int8 LSTM "
+              "on one thread): the decoder's rate times the NumPy ratio"),
+    "scalar": "single-threaded C (pocketsphinx, espeak-ng): the calibration mix's rate times the scalar IPC",
+    "python": "the interpreter (the calibration mix's one-core rate)",
 }
+#: the stages the workload always counts: (kind, threads the product gives it on a Pi, row words)
+STAGES: dict[str, tuple[str, int, str]] = {
+    "early-check": ("scalar", 1, "early-finish checks before the last (pocketsphinx, 1.2 a command, 0-4)"),
+    "end-check": ("scalar", 1, "the early-finish check that ends the utterance (pocketsphinx)"),
+    "pocketsphinx": ("scalar", 1, "pocketsphinx's decode of the utterance (after the end check)"),
+    "echo": ("scalar", 1, "espeak-ng: the echo, voice loaded (pyttsx3 worker)"),
+    "echo-program": ("scalar", 1, "espeak-ng: the echo as a program run (fallback)"),
+    "encode": ("encoder", 4, "Whisper: encode (the clip and 4 s)"),
+    "n-best": ("decoder", 4, "Whisper: n-best (beam 5)"),
+    "scoring": ("numpy", 1, "Whisper: closed-set scoring (one NumPy pass, int8 weights)"),
+    "swaps": ("numpy", 1, "Whisper: slot swaps (NumPy)"),
+    "decide": ("python", 1, "the decision (Python)"),
+    # counted by benchmarks/array_cost.py on x86 too
+    "bearing": ("numpy", 1, "a microphone array's bearing (NormMUSIC, ReSpeaker 4-mic)"),
+}
+#: when a stage of the workload's ``STAGES`` runs (its record's ``when``): what the totals add it to
+WHEN = {
+    "voices": "voices enrolled: before the echo (who said it)",
+    "array": "at a microphone array: before the echo (where it was said)",
+    "unparsed": "a line the grammar does not parse (the meaning stage)",
+}
+WHISPER = ("encode", "n-best", "scoring", "swaps", "decide")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -188,12 +212,37 @@ def _speedup4(f_enc: float, s_enc: float, s_dec: float) -> float:
     return 1.0 / (f_enc / s_enc + (1.0 - f_enc) / s_dec)
 
 
+def stage_kinds(record: dict[str, Any] | None) -> dict[str, tuple[str, int, str]]:
+    """Each stage's (kind, threads, row words): the built-in stages and those the record names."""
+    out = dict(STAGES)
+    for label, spec in ((record or {}).get("result", {}).get("stages") or {}).items():
+        out[label] = (str(spec["kind"]), int(spec.get("threads", 1)), str(spec["name"]))
+    return out
+
+
+def numpy_ratio(x86: dict[str, Any] | None) -> float | None:
+    """The x86 cross-check's instructions per CPU-second of NumPy's stages (scoring and swaps)
+    over the decoder's (the n-best), both on one thread; None without both."""
+    if x86 is None:
+        return None
+    counts, seconds = per_clip(x86), cpu_seconds(x86)
+    try:
+        numpy = sum(counts["scoring"] + counts["swaps"]) / sum(seconds["scoring"] + seconds["swaps"])
+        decoder = sum(counts["n-best"]) / sum(seconds["n-best"])
+    except (KeyError, ZeroDivisionError):
+        return None
+    return numpy / decoder
+
+
 class Model:
     """One board's estimate: seconds of ``instructions`` of a kind of code, at every corner of the ranges."""
 
-    def __init__(self, records: list[dict[str, Any]], cpu: str) -> None:
+    def __init__(self, records: list[dict[str, Any]], cpu: str, numpy: float = NUMPY_RATIO,
+                 kinds: dict[str, tuple[str, int, str]] | None = None) -> None:
         self.cpu = cpu
         self.rates = rates(records, cpu)
+        self.numpy = numpy
+        self.kinds = kinds or STAGES
         counted = calibration(records, cpu)
         self.f_enc = statistics.mean(min(1.0, v["encode-30s"] / v["transcribe"])
                                      for n, v in counted.items() if n != "cv")
@@ -204,9 +253,9 @@ class Model:
     def corners(self) -> list[dict[str, float]]:
         keys = (("rate", (self.rate_range[0], self.rate_centre, self.rate_range[1])),
                 ("s_enc", SPEEDUP["enc"]), ("s_dec", SPEEDUP["dec"]), ("ipc", SCALAR_IPC),
-                ("kind", KIND_RATIO), ("checks", CHECKS))
+                ("kind", KIND_RATIO), ("numpy", tuple(self.numpy * k for k in NUMPY_SPREAD)), ("checks", CHECKS))
         centre = {"rate": self.rate_centre, "s_enc": SPEEDUP["enc"][1], "s_dec": SPEEDUP["dec"][1],
-                  "ipc": SCALAR_IPC[1], "kind": KIND_RATIO[1], "checks": CHECKS[1]}
+                  "ipc": SCALAR_IPC[1], "kind": KIND_RATIO[1], "numpy": self.numpy, "checks": CHECKS[1]}
         out = [centre]
         for values in itertools.product(*(v for _, v in keys)):
             out.append(dict(zip((k for k, _ in keys), values)))
@@ -230,20 +279,30 @@ class Model:
         f = self.f_enc
         return 1.0 / (f / self.rate_enc(c) + (1.0 - f) / self.rate_dec(c))
 
-    def seconds(self, stage: str, instructions: float, c: dict[str, float], threads: int = 4) -> float:
+    def rate(self, kind: str, c: dict[str, float], threads: int = 1) -> float:
+        """Instructions per second of ``kind``'s code on ``threads`` cores (four: the Whisper
+        kinds' four-thread speedups)."""
+        if kind == "encoder":
+            return self.rate_enc(c) * (c["s_enc"] if threads > 1 else 1.0)
+        if kind == "decoder":
+            return self.rate_dec(c) * (c["s_dec"] if threads > 1 else 1.0)
+        if kind == "numpy":
+            return self.rate_dec(c) * c.get("numpy", self.numpy)
+        if kind == "scalar":
+            return self.rate1(c) * c["ipc"]
+        if kind == "python":
+            return self.rate1(c)
+        raise ValueError(f"unknown kind of code {kind!r} (one of {', '.join(KINDS)})")
+
+    def seconds(self, stage: str, instructions: float, c: dict[str, float], threads: int | None = None) -> float:
+        """``instructions`` of ``stage`` in seconds at corner ``c``, on the threads the product gives
+        the stage (``threads=1``: every stage on one core)."""
+        kind, own, _ = self.kinds.get(stage, ("scalar", 1, stage))
         if stage == "early-check":
             instructions *= c.get("checks", 2.0) - 1.0
-        if stage in SCALAR or stage.startswith("echo"):
-            return instructions / (self.rate1(c) * c["ipc"])
-        if stage == "decide":
-            return instructions / self.rate1(c)
-        encoder = stage == "encode"
-        rate = self.rate_enc(c) if encoder else self.rate_dec(c)
-        if threads == 1:
-            return instructions / rate
-        return instructions / (rate * (c["s_enc"] if encoder else c["s_dec"]))
+        return instructions / self.rate(kind, c, own if threads is None else min(own, threads))
 
-    def spread(self, stages: dict[str, float], threads: int = 4) -> tuple[float, float, float]:
+    def spread(self, stages: dict[str, float], threads: int | None = None) -> tuple[float, float, float]:
         """Centre, lowest and highest of the summed seconds of ``stages`` (stage -> instructions)."""
         values = [sum(self.seconds(s, n, c, threads) for s, n in stages.items()) for c in self.corners()]
         return values[0], min(values), max(values)
@@ -270,29 +329,36 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
         # no Cortex-A76 counts: the Pi 5's estimate reads the A72's counts (the same program; a
         # Pi 5's dot-product kernels, where CTranslate2 takes them, would retire fewer
         # instructions for the calibration and the workload alike, so their ratio moves less)
-        aarch64 = aarch64 + [{**r, "cpu": "cortex-a76"} for r in aarch64 if r["cpu"] == "cortex-a72"]
+        aarch64 = aarch64 + [{**r, "cpu": "cortex-a76", "copied": True} for r in aarch64 if r["cpu"] == "cortex-a72"]
         cpus.append("cortex-a76")
         lines += [("No Cortex-A76 counts were taken: the Pi 5's column uses the Cortex-A72's counts against the "
                    "Pi 5's published seconds."), ""]
+    rec = _find(aarch64, "recognition", cpus[0])
+    assert rec is not None
+    kinds = stage_kinds(rec)
+    x86_rec = _find(x86, "recognition")
+    measured = numpy_ratio(x86_rec) if x86_rec and not stale(x86_rec) else None
+    ratio = measured if measured is not None else NUMPY_RATIO
     per = {c: per_clip(_find(aarch64, "recognition", c)) for c in cpus}   # type: ignore[arg-type]
     echoes = {c: echo(aarch64, c) or {} for c in cpus}
-    models = {c: Model(aarch64, c) for c in cpus}
-    x86_rec = _find(x86, "recognition")
+    models = {c: Model(aarch64, c, ratio, kinds) for c in cpus}
     x86_per = per_clip(x86_rec) if x86_rec else {}
     x86_cpu = cpu_seconds(x86_rec) if x86_rec else {}
     x86_echo = echo(x86, x86[0]["cpu"]) if x86 else None
-    rec = _find(aarch64, "recognition", cpus[0])
-    assert rec is not None
-    scored = [c["scored"] for c in rec["result"]["clips"] if c.get("scored") is not None]
+    clips = rec["result"]["clips"]
+    scored = [c["scored"] for c in clips if c.get("scored") is not None]
+    ended = sum(1 for c in clips if c.get("ended_on_check"))
+    order = ["early-check", "end-check", "pocketsphinx", "echo", "echo-program", *WHISPER]
+    extra = [label for label in kinds if label not in order and label in per[cpus[0]]]
+    order += extra
 
     # 1. the counts
     lines += ["Instructions per utterance (mean over the clips, [lowest, highest] clip), one thread:", "",
-              "| stage | x86_64 (callgrind) | x86_64 CPU time | x86_64 instructions per CPU-second | "
+              "| stage | kind | x86_64 (callgrind) | x86_64 CPU time | x86_64 instructions per CPU-second | "
               + " | ".join(f"aarch64, {c}" for c in cpus) + " |",
-              "|---|---|---|---|" + "---|" * len(cpus)]
-    order = ["pocketsphinx", "early-check", "echo", "echo-program", *WHISPER]
+              "|---|---|---|---|---|" + "---|" * len(cpus)]
     for stage in order:
-        row = [STAGE_NAMES[stage]]
+        row = [kinds[stage][2], kinds[stage][0]]
         if stage.startswith("echo"):
             xs = (x86_echo or {}).get(stage)
             row.append(_g(xs) if xs else "-")
@@ -308,9 +374,12 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
             row += [_stat(per[c].get(stage, [])) for c in cpus]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", (f"Whisper scored {statistics.mean(scored):.1f} phrases an utterance ({min(scored)} to "
-                   f"{max(scored)}), swaps included."), ""]
-    if stale_scoring(rec):
-        lines += [STALE, ""]
+                   f"{max(scored)}), swaps included; the end check heard a whole phrase on {ended} of "
+                   f"{len(clips)} clips (the grammar: {rec['result'].get('phrases')} phrases, the wake phrase "
+                   "optional before each command, as the loop listens)."), ""]
+    for record in (rec, x86_rec):
+        if record is not None and stale(record):
+            lines += [STALE.format(machine=record["machine"], commit=record["commit"]), ""]
 
     # 2. the calibration
     lines += [("The calibration: faster-whisper tiny.en int8 `transcribe` (30 s window, beam 5), counted on one "
@@ -325,59 +394,89 @@ def report(aarch64: list[dict[str, Any]], x86: list[dict[str, Any]]) -> str:
             share = counted[what]["encode-30s"] / counted[what]["transcribe"]
             lines.append(f"| {board} ({c}) | {seconds} s, {note} | {what} | {_g(instructions)} | {share:.0%} | "
                          f"{rate / 1e9:.2f} G/s | {ones[0] / 1e9:.2f} G/s ({min(ones) / 1e9:.2f}-{max(ones) / 1e9:.2f}) |")
-    lines.append("")
+    lines += ["", "Each kind of code's rate on one core (centre, range), instructions per second:", "",
+              "| kind | " + " | ".join(BOARD[c] for c in cpus) + " |", "|---|" + "---|" * len(cpus)]
+    for kind, words in KINDS.items():
+        cells = []
+        for c in cpus:
+            values = [models[c].rate(kind, k) for k in models[c].corners()]
+            cells.append(f"{values[0] / 1e9:.2f} G/s ({min(values) / 1e9:.2f}-{max(values) / 1e9:.2f})")
+        lines.append(f"| {kind}: {words} | " + " | ".join(cells) + " |")
+    lines += ["", (f"The NumPy ratio (NumPy's instructions per second over the decoder's, one thread) is "
+                   f"{ratio:.2f}" + (" (the x86 cross-check)" if measured is not None else " (no x86 record: assumed)")
+                   + f", read at {NUMPY_SPREAD[0]}-{NUMPY_SPREAD[2]} times that for its range."), ""]
 
     # 3. the estimate
-    lines += [("The estimate (seconds per utterance, centre and range; Whisper's stages on four threads as the "
-               "product runs them on a Pi, and on one):"), "",
+    lines += [("The estimate (seconds per utterance, centre and range; Whisper's encoder and n-best on four "
+               "threads as the product runs them on a Pi, and on one):"), "",
               "| stage | " + " | ".join(f"{BOARD[c]}" for c in cpus) + " | "
               + " | ".join(f"{BOARD[c]}, Whisper on one thread" for c in cpus) + " |",
               "|---|" + "---|" * (2 * len(cpus))]
 
     def mean_of(c: str, stage: str) -> float:
-        if stage == "end-check":           # one check: the early checks' count, once
-            stage = "early-check"
         if stage.startswith("echo"):
             return echoes[c].get(stage, 0.0)
         values = per[c].get(stage, [])
         return statistics.mean(values) if values else 0.0
 
-    for stage in ["pocketsphinx", "end-check", *order[1:]]:
-        row = [STAGE_NAMES[stage]]
+    for stage in order:
+        row = [kinds[stage][2]]
         row += [_s(models[c].spread({stage: mean_of(c, stage)})) for c in cpus]
-        row += [_s(models[c].spread({stage: mean_of(c, stage)}, threads=1)) if stage in WHISPER else "same"
+        row += [_s(models[c].spread({stage: mean_of(c, stage)}, threads=1)) if kinds[stage][1] > 1 else "same"
                 for c in cpus]
         lines.append("| " + " | ".join(row) + " |")
+    voices = tuple(label for label in extra if _when(rec, label) in ("voices", "array"))
+    fast = ("end-check", "pocketsphinx")
     totals = {
-        # while listening for commands the check that ends the utterance is another search than the
-        # decode (docs/speech.md): both come after the end of speech
-        "the fast path (the early check that ends the utterance, then pocketsphinx's hearing)":
-            ("end-check", "pocketsphinx"),
-        "to the echo (the fast path and the echo's synthesis)": ("end-check", "pocketsphinx", "echo"),
+        "the fast path (the check that ends the utterance, then pocketsphinx's decode)": fast,
+        "to the echo (the fast path and the echo's synthesis)": (*fast, "echo"),
         "to a verified application (the fast path and Whisper's stages; the echo is synthesized beside them)":
-            ("end-check", "pocketsphinx", *WHISPER),
+            (*fast, *WHISPER),
         "the CPU a command pays (all of the above and the early checks before the last, during the pauses)":
-            ("end-check", "pocketsphinx", "early-check", "echo", *WHISPER),
+            (*fast, "early-check", "echo", *WHISPER),
     }
+    if voices:
+        names = " and ".join(kinds[v][2].split(" (")[0] for v in voices)
+        totals[f"to the echo with voices enrolled at an array (and {names})"] = (*fast, "echo", *voices)
+        totals[f"to a verified application with voices enrolled at an array (and {names})"] = (*fast, *WHISPER, *voices)
+    for label in extra:
+        if _when(rec, label) == "unparsed":
+            totals[f"a line the grammar does not parse: to a verified hearing, and {kinds[label][2]}"] = (
+                *fast, *WHISPER, label)
     for name, stages in totals.items():
         row = [f"**{name}**"]
         row += [_s(models[c].spread({s: mean_of(c, s) for s in stages})) for c in cpus]
         row += [_s(models[c].spread({s: mean_of(c, s) for s in stages}, threads=1)) if "encode" in stages else "same"
                 for c in cpus]
         lines.append("| " + " | ".join(row) + " |")
+
+    # 4. the sources
+    lines += ["", ("Sources: the records read (`benchmarks/aarch64/pi_estimate.txt`, "
+                   "`benchmarks/x86_64/pi_estimate.txt`; the newest of each run):"), ""]
+    for record in sorted(aarch64 + x86, key=lambda r: (r["machine"], r["cpu"], r["run"])):
+        if record.get("copied"):
+            continue
+        lines.append(f"- {record['machine']} {record['cpu']} `{record['run']}`: commit {record['commit']}, "
+                     f"{record.get('date', '?')}, {record.get('counter', '?')}")
     return "\n".join(lines)
 
 
-STALE = ("**Stale counts**: these counts predate the one decoder pass (issue 42): the closed-set scoring "
-         "and the slot swaps were counted as CTranslate2's per-phrase scoring (0.19 CPU-s of scoring an utterance "
-         "on x86 then, 0.09 now), so those two stages and the totals with Whisper overstate a Pi's cost; encode, "
-         "n-best, pocketsphinx, the early check and the echo still apply.  Re-count: "
-         "`python -m benchmarks.pi_estimate count`.")
+def _when(record: dict[str, Any], label: str) -> str:
+    spec = (record.get("result", {}).get("stages") or {}).get(label) or {}
+    return str(spec.get("when", ""))
 
 
-def stale_scoring(record: dict[str, Any]) -> bool:
-    """Whether a recognition record was counted before the one-pass scorer (it names no scorer)."""
-    return bool(record.get("result", {}).get("scorer") != "one-pass")
+STALE = ("**Stale counts** ({machine}, commit {commit}): this recognition record predates what the product "
+         "runs now (the one decoder pass with int8 weights) or the stages counted now (the end check); "
+         "re-count: `python -m benchmarks.pi_estimate count --runs baseline,recognition`.")
+
+
+def stale(record: dict[str, Any]) -> bool:
+    """Whether a recognition record was counted before the product's present stages: the one-pass
+    scorer with int8 weights, and the check that ends the utterance counted apart."""
+    result = record.get("result", {})
+    return not (result.get("scorer") == "one-pass" and result.get("weights") == "int8"
+                and result.get("checks") == "end-check")
 
 
 def _stat(values: list[int]) -> str:

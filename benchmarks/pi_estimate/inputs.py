@@ -53,3 +53,24 @@ def make_echo(directory: Path) -> tuple[Path, Path]:
     once.write_text(ECHO + "\n", encoding="utf-8")
     many.write_text((ECHO + "\n") * ECHO_REPEATS, encoding="utf-8")
     return once, many
+
+
+#: the array whose bearings are counted (``facilitator.speech.voices.direction.GEOMETRIES``), and
+#: how many utterances said at it (role commands and the enrollment line from each seat of a
+#: simulated table: ``benchmarks/array_cost.py``)
+ARRAY = "respeaker-4mic-hat"
+ARRAY_UTTERANCES = 10
+
+
+def make_array(directory: Path) -> Path:
+    """Utterances said at a simulated array (``array_cost.utterances``) as ``array.npz``: (microphones,
+    samples) int16 each, the bearing's input."""
+    import numpy as np
+
+    from benchmarks.array_cost import utterances
+
+    directory.mkdir(parents=True, exist_ok=True)
+    said = utterances(ARRAY)[:ARRAY_UTTERANCES]
+    path = directory / "array.npz"
+    np.savez(path, **{f"{k:03d}": np.clip(np.round(a), -32768, 32767).astype(np.int16) for k, a in enumerate(said)})
+    return path

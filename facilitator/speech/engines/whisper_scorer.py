@@ -4,7 +4,7 @@ CTranslate2's Whisper has no scoring call: forcing each phrase through
 ``generate`` makes every phrase one batch item, and each item computes the
 cross-attention keys and values of the whole encoder output again, then steps
 through its tokens one at a time.  Here the decoder's weights (the same
-``model.bin`` CTranslate2 loads, its float16 values as float32) run in NumPy:
+``model.bin`` CTranslate2 loads) run in NumPy:
 
 - the encoder output's keys and values are computed **once per utterance**
   (``PhraseScorer.memory``), for the first batch of phrases and the slot swaps alike;
@@ -16,12 +16,24 @@ through its tokens one at a time.  Here the decoder's weights (the same
   sentence ending after it (end of text or a stop), as ``WhisperRecognizer.score``
   defines it.
 
+**The weights are held in int8** (``weights="int8"``, the product's): each row of
+a weight matrix (an output of a linear layer, a token of the embedding table) as
+int8 with one scale, the quantisation CTranslate2's own int8 decoder gives the
+same rows.  A product widens its matrix to float32 just before it, and the
+vocabulary's logits are made ``VOCAB_BLOCK`` tokens at a time (their normaliser
+summed as it goes), so the decoder costs about 30 MB where a float32 copy cost
+118 MB.  int8 rather than float16: NumPy widens float16 about fifteen times more
+slowly than int8 (no vector loop for it on x86: 2.4 against 0.16 ns an element,
+measured), and a pass widens the decoder's 29 million weights twice an utterance.
+``weights="float32"`` keeps the float copy: the tests compare it with
+CTranslate2's float32 decoder to show that the pass computes the same decoder.
+
 NumPy's BLAS (OpenBLAS) runs one thread (``blas_one_thread``): its threads spin
 between the pass's small products, and on two cores the scoring cost 0.56 CPU-s
 an utterance instead of 0.09 (median, held-out clips).
 
-The scores are those of the float model; CTranslate2's are of its int8
-quantisation, so the two differ by a few hundredths of a nat a token (the test
+CTranslate2's int8 decoder also quantises its activations, so its scores and
+these differ by a few hundredths of a nat a token (the test
 ``tests/speech/test_whisper_one_pass.py`` states the tolerance).
 """
 
@@ -48,8 +60,69 @@ def _string(f: BinaryIO) -> str:
     return f.read(length)[:-1].decode()
 
 
-def read_decoder(path: Path) -> dict[str, Any]:
-    """The decoder's variables of a CTranslate2 ``model.bin`` (format version 6), float32 and ints."""
+#: rows of a weight matrix read, or of the embedding table turned into logits, at a time
+VOCAB_BLOCK = 4096
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    """A weight matrix in CTranslate2's layout (a row an output, or a token): float32, or int8
+    rows with a float32 scale each (``row = values[row] * scales[row]``)."""
+
+    values: npt.NDArray[Any]
+    scales: Array | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        rows, width = self.values.shape
+        return int(rows), int(width)
+
+    def take(self, rows: Any) -> Array:
+        """Some rows as float32 (the embeddings of some tokens)."""
+        out: Array = self.values[rows].astype(np.float32)
+        if self.scales is not None:
+            out *= self.scales[rows][..., None]
+        return out
+
+    def product(self, x: Array, first: int = 0, last: int | None = None) -> Array:
+        """``x @ matrix[first:last].T``: the outputs (rows) of a linear layer for the inputs ``x``."""
+        block = self.values[first:last]
+        out: Array = x @ block.astype(np.float32, copy=False).T
+        if self.scales is not None:
+            out *= self.scales[first:last]
+        return out
+
+
+def quantize_rows(matrix: Array) -> tuple[npt.NDArray[np.int8], Array]:
+    """Each row as int8 and a scale (the row's largest magnitude over 127), as CTranslate2 quantises to int8."""
+    peak = np.abs(matrix).max(axis=1)
+    scales = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+    values = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(np.int8)
+    return values, scales
+
+
+def _read_matrix(f: BinaryIO, shape: tuple[int, ...], dtype: Any, int8: bool) -> _Matrix:
+    """A weight matrix read ``VOCAB_BLOCK`` rows at a time: no whole float32 copy is made on the way."""
+    rows, width = shape
+    row_bytes = np.dtype(dtype).itemsize * width
+    values = np.empty((rows, width), np.int8 if int8 else np.float32)
+    scales = np.empty(rows, np.float32) if int8 else None
+    for first in range(0, rows, VOCAB_BLOCK):
+        count = min(VOCAB_BLOCK, rows - first)
+        block = np.frombuffer(f.read(row_bytes * count), dtype=dtype).reshape(count, width).astype(np.float32)
+        if scales is None:
+            values[first:first + count] = block
+        else:
+            values[first:first + count], scales[first:first + count] = quantize_rows(block)
+    return _Matrix(values, scales)
+
+
+def read_decoder(path: Path, weights: str = "int8") -> dict[str, Any]:
+    """The decoder's variables of a CTranslate2 ``model.bin`` (format version 5 or later): each
+    weight matrix a ``_Matrix`` (int8 rows, or float32 when ``weights="float32"``), the other
+    float variables float32, the rest ints."""
+    if weights not in ("int8", "float32"):
+        raise ValueError(f"weights must be 'int8' or 'float32', not {weights!r}")
     out: dict[str, Any] = {}
     try:
         with open(path, "rb") as f:
@@ -68,9 +141,14 @@ def read_decoder(path: Path) -> dict[str, Any]:
                 if not name.startswith("decoder/") or kind not in _DTYPES:
                     f.seek(size, 1)
                     continue
-                data = np.frombuffer(f.read(size), dtype=_DTYPES[kind]).reshape(shape)
-                out[name[len("decoder/"):]] = (data.astype(np.float32) if data.dtype.kind == "f"
-                                               else int(data) if rank == 0 else data)
+                key = name[len("decoder/"):]
+                dtype = _DTYPES[kind]
+                if rank == 2 and key.endswith("/weight") and np.dtype(dtype).kind == "f":
+                    out[key] = _read_matrix(f, shape, dtype, weights == "int8")
+                    continue
+                data = np.frombuffer(f.read(size), dtype=dtype).reshape(shape)
+                out[key] = (data.astype(np.float32) if data.dtype.kind == "f"
+                            else int(data) if rank == 0 else data)
     except (OSError, struct.error, ValueError) as exc:
         raise ModelError(f"cannot read the Whisper decoder from {path}: {exc}") from None
     return out
@@ -130,20 +208,25 @@ def _softmax(x: Array) -> Array:
 @dataclass(frozen=True)
 class _Layer:
     self_ln: tuple[Array, Array]
-    qkv: tuple[Array, Array]
-    self_out: tuple[Array, Array]
+    qkv: tuple[_Matrix, Array]
+    self_out: tuple[_Matrix, Array]
     cross_ln: tuple[Array, Array]
-    query: tuple[Array, Array]
-    keys_values: tuple[Array, Array]
-    cross_out: tuple[Array, Array]
+    query: tuple[_Matrix, Array]
+    keys_values: tuple[_Matrix, Array]
+    cross_out: tuple[_Matrix, Array]
     ffn_ln: tuple[Array, Array]
-    ffn_in: tuple[Array, Array]
-    ffn_out: tuple[Array, Array]
+    ffn_in: tuple[_Matrix, Array]
+    ffn_out: tuple[_Matrix, Array]
 
 
-def _linear(weights: dict[str, Any], prefix: str) -> tuple[Array, Array]:
-    """A linear layer as (weight transposed, bias), ready for ``x @ w + b``."""
-    return np.ascontiguousarray(weights[prefix + "/weight"].T), weights[prefix + "/bias"]
+def _linear(weights: dict[str, Any], prefix: str) -> tuple[_Matrix, Array]:
+    """A linear layer as (weight, bias): ``weight.product(x) + bias``."""
+    return weights[prefix + "/weight"], weights[prefix + "/bias"]
+
+
+def _apply(linear: tuple[_Matrix, Array], x: Array) -> Array:
+    out: Array = linear[0].product(x) + linear[1]
+    return out
 
 
 def _norm(weights: dict[str, Any], prefix: str) -> tuple[Array, Array]:
@@ -153,14 +236,14 @@ def _norm(weights: dict[str, Any], prefix: str) -> tuple[Array, Array]:
 class PhraseScorer:
     """Whisper's decoder in NumPy, for teacher-forced scoring of many phrases against one encoder output."""
 
-    def __init__(self, model_bin: Path) -> None:
+    def __init__(self, model_bin: Path, weights: str = "int8") -> None:
         blas_one_thread()
-        w = read_decoder(model_bin)
+        w = read_decoder(model_bin, weights)
         if w.get("activation") != 3 or not w.get("pre_norm", 0) or w.get("alibi", 0) \
                 or w.get("scale_embeddings", 0) or "embeddings/weight" not in w:
             raise ModelError(f"{model_bin} is not a Whisper decoder this scorer knows")
         self.heads = int(w["num_heads"])
-        self.embeddings: Array = w["embeddings/weight"]
+        self.embeddings: _Matrix = w["embeddings/weight"]
         self.positions: Array = w["position_encodings/encodings"]
         self.final_ln = _norm(w, "layer_norm")
         self.layers: list[_Layer] = []
@@ -175,13 +258,14 @@ class PhraseScorer:
                 _linear(w, p + "ffn/linear_0"), _linear(w, p + "ffn/linear_1")))
             index += 1
         self.width = self.embeddings.shape[1]
+        self.weights = weights
 
     def memory(self, encoded: Array) -> list[tuple[Array, Array]]:
         """Each layer's cross-attention keys and values of one encoder output ``[frames, width]``:
         computed once per utterance, shared by every phrase scored against it."""
         out = []
         for layer in self.layers:
-            kv = encoded @ layer.keys_values[0] + layer.keys_values[1]
+            kv = _apply(layer.keys_values, encoded)
             keys, values = np.split(kv, 2, axis=-1)
             out.append((self._heads(keys), self._heads(values)))
         return out
@@ -206,32 +290,55 @@ class PhraseScorer:
                 allowed[node] = allowed[parent]
             allowed[node, node] = True
         bias = np.where(allowed, np.float32(0.0), np.float32(-np.inf)).astype(np.float32)
-        x = self.embeddings[tokens] + self.positions[depths]
+        x = self.embeddings.take(tokens) + self.positions[depths]
         scale = np.float32(1.0 / math.sqrt(self.width // self.heads))
         for layer, (keys_mem, values_mem) in zip(self.layers, memory):
             h = _layer_norm(x, *layer.self_ln)
-            q, k, v = np.split(h @ layer.qkv[0] + layer.qkv[1], 3, axis=-1)
+            q, k, v = np.split(_apply(layer.qkv, h), 3, axis=-1)
             weights = _softmax(self._heads(q) @ self._heads(k).transpose(0, 2, 1) * scale + bias)
-            x = x + self._merge(weights @ self._heads(v)) @ layer.self_out[0] + layer.self_out[1]
+            x = x + _apply(layer.self_out, self._merge(weights @ self._heads(v)))
             h = _layer_norm(x, *layer.cross_ln)
-            q = h @ layer.query[0] + layer.query[1]
+            q = _apply(layer.query, h)
             weights = _softmax(self._heads(q) @ keys_mem.transpose(0, 2, 1) * scale)
-            x = x + self._merge(weights @ values_mem) @ layer.cross_out[0] + layer.cross_out[1]
+            x = x + _apply(layer.cross_out, self._merge(weights @ values_mem))
             h = _layer_norm(x, *layer.ffn_ln)
-            x = x + _gelu(h @ layer.ffn_in[0] + layer.ffn_in[1]) @ layer.ffn_out[0] + layer.ffn_out[1]
-        # the vocabulary's logits of the nodes that predict a token (the prompt's last and after), float32
+            x = x + _apply(layer.ffn_out, _gelu(_apply(layer.ffn_in, h)))
+        # the nodes that predict a token (the prompt's last and after): their normaliser over the
+        # vocabulary, and the logits of the tokens scored
         first = len(prompt) - 1
-        logits = _layer_norm(x[first:], *self.final_ln) @ self.embeddings.T
-        top = logits.max(axis=1, keepdims=True)
-        normaliser = top[:, 0].astype(np.float64) + np.log(np.exp(logits - top).sum(axis=1, dtype=np.float64))
+        final = _layer_norm(x[first:], *self.final_ln)
+        normaliser = self._normaliser(final)
         out = []
         for sequence, path in zip(sequences, paths):
             # path[i] is the node of the prompt and the sequence's first i tokens: it predicts token i
             rows = [node - first for node in path]
-            total = sum(float(logits[rows[i], t]) - float(normaliser[rows[i]]) for i, t in enumerate(sequence))
+            said = self._logits(final[rows[:-1]], sequence) - normaliser[rows[:-1]]
             last = rows[len(sequence)]
-            total += float(np.logaddexp.reduce(logits[last, endings].astype(np.float64) - normaliser[last]))
-            out.append(total / (len(sequence) + 1))
+            ending = self._logits(final[[last] * len(endings)], endings) - normaliser[last]
+            out.append((float(said.sum()) + float(np.logaddexp.reduce(ending))) / (len(sequence) + 1))
+        return out
+
+    def _normaliser(self, final: Array) -> npt.NDArray[np.float64]:
+        """Each row's log of the summed exponentials of its logits over the vocabulary, made
+        ``VOCAB_BLOCK`` tokens at a time (float32 logits, float64 sums)."""
+        top = np.full(final.shape[0], -np.inf)
+        total = np.zeros(final.shape[0])
+        for begin in range(0, self.embeddings.shape[0], VOCAB_BLOCK):
+            logits = self.embeddings.product(final, begin, begin + VOCAB_BLOCK)
+            block_top = logits.max(axis=1).astype(np.float64)
+            new_top = np.maximum(top, block_top)
+            logits -= block_top[:, None].astype(np.float32)
+            np.exp(logits, out=logits)
+            total = total * np.exp(top - new_top) + logits.sum(axis=1, dtype=np.float64) * np.exp(block_top - new_top)
+            top = new_top
+        out: npt.NDArray[np.float64] = top + np.log(total)
+        return out
+
+    def _logits(self, rows: Array, tokens: list[int]) -> npt.NDArray[np.float64]:
+        """The logit of ``tokens[i]`` after ``rows[i]`` (float64)."""
+        if not tokens:
+            return np.zeros(0)
+        out: npt.NDArray[np.float64] = np.einsum("ij,ij->i", rows, self.embeddings.take(tokens)).astype(np.float64)
         return out
 
     def _merge(self, x: Array) -> Array:
