@@ -77,6 +77,8 @@ class Endpointer:
         self.floor_window_seconds = floor_window_seconds
         self.floor_percentile = floor_percentile
         self.silent_floor_db = silent_floor_db
+        #: when the utterance held open now began (its first voiced frame; None: none is open)
+        self.speech_since: float | None = None
         self._energies: deque[float] = deque()
         self._sorted: list[float] = []
         self._frame_seconds = 0.03
@@ -140,6 +142,7 @@ class Endpointer:
                     onset = next(f.t for f, v in before if v and frame.t - f.t < self.start_seconds)
                     current = _Utterance([f for f, _ in before], onset, frame.t + seconds,
                                          sum(seconds for f, v in before if v and f.t >= onset))
+                    self.speech_since = onset
                     before.clear()
                 continue
             current.frames.append(frame)
@@ -152,11 +155,12 @@ class Endpointer:
                 current.silence_run += seconds
             if self._should_end(current, frame.t + seconds):
                 segment = self._close(current)
-                current = None
+                current = self.speech_since = None
                 if segment is not None:
                     yield segment
         if current is not None:
             segment = self._close(current)
+            self.speech_since = None
             if segment is not None:
                 yield segment
 
