@@ -266,6 +266,7 @@ class Watch:
             reply = execute(command)
             self.executed.append({"at": round(loop.now(), 3), "canonical": command.canonical,
                                   "intent": command.intent, "cause": _span(cause),
+                                  "heard_in": _span(self.hearing),
                                   "accepted": bool(reply.accepted), "query": command.intent in queries,
                                   "how": how})
             return reply
@@ -433,6 +434,7 @@ class Table:
                 if intruder is not None:
                     yield from self._say("intruder", text, self.seats[intruder - 1], addressed=True,
                                          seat=intruder)
+                    yield from self._not_me()
             yield from self._command(text, command, self.seats[seat], seat + 1)
         # trailing quiet for the endpointer to close the last utterance
         yield from self.audio.until(self.audio.t + 1.5)
@@ -448,6 +450,22 @@ class Table:
             seat = turns.asking
             tries += 1
             yield from self._say("enroll", players.ENROLL_LINE, self.seats[seat - 1], addressed=True, seat=seat)
+
+    def _not_me(self) -> Iterator[Frame]:
+        """Asked by name about another seat's line ("Ann, was that you: ...?"), the seat asked
+        answers no from its own seat (again when asked again), as a player who did not say
+        it does; an intruder never answers for her."""
+        line = len(self.said) - 1
+        answers = 0
+        while (self.loop.state is LoopState.CONFIRMING and answers < TRIES and not self._closed
+               and score.line_of(_span(self.loop.pending_from), self.said) == line):
+            pending = self.loop.pendings.current
+            asked = pending.by_name if pending is not None else None
+            if asked is None:
+                return
+            answers += 1
+            yield from self._say("answer", self._answer_words("no"), self.seats[asked - 1], meant="no",
+                                 addressed=True, seat=asked)
 
     # -- what the loop did for a command ---------------------------------------------
     def _applied_for(self, index: int) -> list[tuple[bool, dict[str, Any]]]:
@@ -540,10 +558,12 @@ class Table:
         return text
 
     def _chat(self, seat: int) -> Iterator[Frame]:
-        other = self.seats[(seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)]
+        index = (seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)
+        other = self.seats[index]
         laugh = self.rng.random() < LAUGH_SHARE / CHATTER_SHARE
         text = self.rng.choice(LAUGHTER) if laugh else self.rng.choice(self.chatter)
-        yield from self._say("chatter", text, other, rate=175 if laugh else 165)
+        # from its own seat (two seats may share a voice)
+        yield from self._say("chatter", text, other, rate=175 if laugh else 165, seat=index + 1)
         line = len(self.said) - 1
         # chatter that got a question or an echo back is answered "no", as a table would
         answers = 0
@@ -669,13 +689,14 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
          record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
          rt60: float | None = None, verify_cpu_scale: float = 1.0, phrasing: str = "plain",
-         array: str = "respeaker-4mic-hat") -> Result:
+         array: str = "respeaker-4mic-hat", array_room: str = "lounge") -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only), the table addressing the referee by
     ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
     room's reverberation time (None: ``room.impulse_response``'s default); ``phrasing``:
     ``plain`` (the grammar's own phrases) or ``natural`` (``natural.py``); ``array``: the
-    microphone array of the array mode (``direction.GEOMETRIES``)."""
+    microphone array of the array mode (``direction.GEOMETRIES``), in the room
+    ``array_room`` (``array_room.ROOMS``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
     result = Result(game=game, condition=condition, voices=voice_set, mode=mode, engines=engines)
@@ -692,7 +713,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
 
             geometry = GEOMETRIES[array]
             audio: TableAudio = array_audio(geometry, len(seats), seed, seconds, snr_db, voices.say,
-                                            raw=mode == "array")
+                                            raw=mode == "array", room_name=array_room)
         else:
             bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
             if snr_db is not None:
@@ -772,6 +793,9 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
                                          for seat, degrees in turns.prints.bearings.items()}
     refusals = sorted({phrases.say(k, name=seat_name(table.session, seat)) for k in phrases.responses
                        if k.startswith("speaker-not-yours") for seat in range(1, len(table.seats) + 1)})
+    # "Ann, was that you: ...?": the question by name, up to the command
+    by_name = sorted({phrases.say("voices-was-that-you", name=seat_name(table.session, seat), command="\0")
+                      .split("\0")[0] for seat in range(1, len(table.seats) + 1)})
     return {
         "game": result.game, "condition": result.condition, "voices": result.voices,
         "mode": result.mode, "engines": result.engines,
@@ -788,6 +812,7 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
         "control_texts": controls, "control_intents": sorted(CONTROLS),
         "say_again": phrases.say("say-again"),
         "refusal_texts": refusals,
+        "by_name_texts": by_name,
         # the seats' bearings learned at a microphone array (degrees, by seat)
         "bearings": bearings,
         # the loop's own counts, for reading a transcript (the scorer does not use them)

@@ -77,7 +77,7 @@ def test_an_asked_seat_applies_its_command_with_a_yes_from_its_place(tmp_path: P
 
 
 def test_an_asked_seat_answers_from_its_phone(tmp_path: Path) -> None:
-    loop, turns, speaker = make(tmp_path)
+    loop, turns, _speaker = make(tmp_path)
     say_enrolled(loop, turns)
     say(loop, turns, SEND, 2, 90.0, 40.0)
     assert loop.asking_seat() == 1
