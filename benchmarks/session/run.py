@@ -218,7 +218,9 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
              f"{capped} of {segs}", f"{rss:.0f} MB",
              (f"{sum(r.wrong_seat for r in rows)} of {sum(r.intruder_lines for r in rows)}"
               if key[2] in ("phone", *table.SEATED) else "-"),
-             f"{sum(r.right_seat_refused for r in rows)} of {said}" if key[2] in table.SEATED else "-",
+             (f"{sum(r.right_seat_refused for r in rows)} of {said}"
+              + (f" (+{late} late)" if (late := sum(r.late_refused for r in rows)) else "")
+              if key[2] in table.SEATED else "-"),
              _pct(sum(r.yes_heard for r in rows), sum(r.yes_said for r in rows)),
              (f"{sum(r.by_name_right for r in rows)} / {sum(r.by_name_intruder for r in rows)}"
               if key[2] in table.SEATED else "-"),

@@ -41,7 +41,8 @@ The rules (``score``), each stated by a test in tests/loop/test_session_benchmar
   of a seat that may not give it (in array mode, from that seat at the table): each
   one applied is a *wrong seat* action; a refusal of another seat's command ("That is
   Ann's guess to send.") met by a player's own command or answer is the *right seat
-  refused*;
+  refused*, unless the line was a try said when its seat no longer might give the
+  command (its first try applied meanwhile and the turn moved on: *late refused*);
 * a *question's yes* is a player's answer line meaning "yes" (said to a question about the
   command meant, or to "Ann, was that you?" about her own line); it is *heard* when the
   loop applied the command while hearing that line; a question *by name* is counted by
@@ -90,6 +91,9 @@ class Score:
     intruder_lines: int = 0
     #: the right seat's command or answer refused as another seat's (array mode)
     right_seat_refused: int = 0
+    #: a player's command said again after the turn had moved on (its first try applied
+    #: meanwhile, heard in another line), refused as the rules say: not counted above
+    late_refused: int = 0
     #: a player's "yes" to a question ("... Is that right?", "Ann, was that you: ...?"), and
     #: how many of those the loop heard as the answer (the command applied in that line)
     yes_said: int = 0
@@ -192,7 +196,10 @@ def score(trace: dict[str, Any]) -> Score:
         if any(r in sound["text"] for r in refusals):
             k = line_of(sound["cause"], said)
             if k is not None and said[k]["kind"] in ("command", "answer"):
-                out.right_seat_refused += 1
+                if said[k].get("may_act", True):
+                    out.right_seat_refused += 1
+                else:
+                    out.late_refused += 1
 
     heard_in = {line_of(done.get("heard_in"), said) for done in trace["executed"] if done["how"] == "applied"}
     for k, u in enumerate(said):

@@ -95,6 +95,7 @@ class Utterance:
     command: int = -1    # index into the commands (a command's tries and their answers)
     meant: str = ""      # canonical command meant ("" for chatter)
     attempt: int = 0     # the try of the command this line is (or answers)
+    may_act: bool = True  # a command line: its seat may give the command when it says it
 
 
 @dataclass
@@ -519,9 +520,11 @@ class Table:
                 return
             spoken = self._addressing(self.phrasing.say(text, self.phrase_rng) if self.phrasing else text)
             # a player who hears the command applied meanwhile (its undo window closed) does not say it again
+            acting = self._acting(command)   # a try said after the turn moved on is no longer this seat's
             said = yield from self._say("command", spoken, voice, rate=165 - 15 * (k - 1), index=index,
                                         meant=meant, attempt=k, addressed=True,
-                                        still_wanted=lambda: not self._understood(index), seat=seat)
+                                        still_wanted=lambda: not self._understood(index), seat=seat,
+                                        may_act=acting is None or seat in acting)
             if said is None:
                 return
             # answer the referee about what it heard: a question "yes" or "no"; an echo of
@@ -575,7 +578,8 @@ class Table:
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
              meant: str = "", attempt: int = 0, addressed: bool = False,
-             still_wanted: Any = None, seat: int = 0) -> Generator[Frame, None, dict[str, Any] | None]:
+             still_wanted: Any = None, seat: int = 0,
+             may_act: bool = True) -> Generator[Frame, None, dict[str, Any] | None]:
         """Say one line after the assistant is quiet and a short gap (a line addressed to
         the referee is pressed in push-to-talk, or on seat ``seat``'s phone); None when
         ``still_wanted()`` turned false before the line began.  Returns once the loop
@@ -605,7 +609,8 @@ class Table:
             wet = self.audio.said_by(room.level(dry, room.SPEECH_DBFS), seat or self.seats.index(voice) + 1)
         self.audio.add(wet, start)
         end = start + len(dry) / SAMPLE_RATE
-        utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt))
+        utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt,
+                                     may_act))
         self.said.append(utterance)
         heard_before, sounds_before = self.loop.heard_segments, len(self.watch.sounds)
         yield from self.audio.until(end)

@@ -77,7 +77,8 @@ class Endpointer:
         self.floor_window_seconds = floor_window_seconds
         self.floor_percentile = floor_percentile
         self.silent_floor_db = silent_floor_db
-        #: when the utterance held open now began (its first voiced frame; None: none is open)
+        #: when the utterance held open now began (its first voiced frame), until the one
+        #: handed on has been heard; None: none is open
         self.speech_since: float | None = None
         self._energies: deque[float] = deque()
         self._sorted: list[float] = []
@@ -155,14 +156,15 @@ class Endpointer:
                 current.silence_run += seconds
             if self._should_end(current, frame.t + seconds):
                 segment = self._close(current)
-                current = self.speech_since = None
+                current = None
                 if segment is not None:
-                    yield segment
+                    yield segment   # still "open" while it is heard: a question's window waits for it
+                self.speech_since = None
         if current is not None:
             segment = self._close(current)
-            self.speech_since = None
             if segment is not None:
                 yield segment
+            self.speech_since = None
 
     def _should_end(self, utterance: _Utterance, now: float) -> bool:
         if utterance.silence_run >= self.silence_seconds:
