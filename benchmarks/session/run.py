@@ -221,7 +221,7 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
              (f"{sum(r.right_seat_refused for r in rows)} of {said}"
               + (f" (+{late} late)" if (late := sum(r.late_refused for r in rows)) else "")
               if key[2] in table.SEATED else "-"),
-             _pct(sum(r.yes_heard for r in rows), sum(r.yes_said for r in rows)),
+             _of(sum(r.yes_heard for r in rows), sum(r.yes_said for r in rows)),
              (f"{sum(r.by_name_right for r in rows)} / {sum(r.by_name_intruder for r in rows)}"
               if key[2] in table.SEATED else "-"),
              f"{statistics.median(echo) * 1000:.0f} ms ({len(echo)})" if echo else "-",
@@ -278,6 +278,11 @@ def stage_table(results: list[table.Result]) -> list[str]:
 
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms" if values else "-"
+
+
+def _of(part: int, whole: int) -> str:
+    """``part`` of ``whole`` with its share: "18 of 20 (90%)"."""
+    return f"{part} of {whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
 
 def _pct(part: int, whole: int) -> str:

@@ -65,11 +65,15 @@ class ScriptedEndpointer:
                 self.speech_since = None
 
 
-def test_a_yes_said_inside_the_window_but_ended_after_it_is_heard(tmp_path: Path) -> None:
+def asked_loop(tmp_path: Path) -> tuple[ListenLoop, RecordingSpeaker]:
     voice = VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
     speaker = RecordingSpeaker(voice)
-    loop = ListenLoop(compass_session(tmp_path), ScriptedRecognizer(), speaker, voice, CaptionLog(),
-                      LoopSettings(earcon_seconds=0.0))
+    return ListenLoop(compass_session(tmp_path), ScriptedRecognizer(), speaker, voice, CaptionLog(),
+                      LoopSettings(earcon_seconds=0.0)), speaker
+
+
+def test_a_yes_said_inside_the_window_but_ended_after_it_is_heard(tmp_path: Path) -> None:
+    loop, speaker = asked_loop(tmp_path)
     # the command heard unsure: asked, said until 4.5 s, so the window closes at 12.5 s; the
     # "yes" begins at 11 s, and the talk around it holds it open until 15 s
     script = [(1.0, 2.5, "unsure:send north east south west"), (11.0, 15.0, "yes")]
@@ -82,10 +86,7 @@ def test_a_yes_said_inside_the_window_but_ended_after_it_is_heard(tmp_path: Path
 
 
 def test_an_answer_begun_after_the_window_closed_does_not_hold_it(tmp_path: Path) -> None:
-    voice = VoiceSettings(confirm_timeout_seconds=8.0, deaf_after_speech_seconds=0.3)
-    speaker = RecordingSpeaker(voice)
-    loop = ListenLoop(compass_session(tmp_path), ScriptedRecognizer(), speaker, voice, CaptionLog(),
-                      LoopSettings(earcon_seconds=0.0))
+    loop, speaker = asked_loop(tmp_path)
     script = [(1.0, 2.5, "unsure:send north east south west"), (13.0, 16.0, "yes")]
     loop.run_audio(Silence(25.0), ScriptedEndpointer(script))
     assert "No answer, so cancelled: send north east south west." in speaker.spoken
