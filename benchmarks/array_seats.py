@@ -1,15 +1,17 @@
 """Who is speaking at a microphone array: ``python -m benchmarks.speakers --array``.
 
-Each table is simulated with pyroomacoustics (``benchmarks/session/array_room.py``):
-a 5 x 4 x 2.6 m room with 0.55-0.65 s of reverberation, the array at the table's
-centre, 4 or 6 seats 0.7-0.9 m away, four background talkers 2-3 m off, for the
-ReSpeaker 4-Mic HAT and the ReSpeaker USB v2.  Every seat enrols ("I'm ready to
-play") from where it sits; for play each seat leans to a new place up to 10 degrees
-round the table from where it enrolled (its own room response).  Every line is
-rendered through the room's response from its talker to each microphone; steady
-noise (independent at each microphone, 35 dB below) and, for ``talk-20``/``talk-10``,
-the four background talkers' own lines rendered from where they stand, 20 or 10 dB
-below the players at the array, are added.
+Each table is simulated with pyroomacoustics (``benchmarks/session/array_room.py``) in
+one of its rooms (``--rooms``: the lounge the thresholds were chosen in, and kitchen,
+den and hall, where nothing was chosen: 0.3-0.8 s of reverberation, the array off the
+room's centre and turned, seats at irregular angles and distances, every line said
+from a point it leans to), with 4 or 6 seats, for the ReSpeaker 4-Mic HAT and the
+ReSpeaker USB v2.  Voices: *distinct* (a different held-out voice at every seat) and
+*alike* (one voice at two seats side by side, every pair: the worst case a voiceprint
+meets).  Every seat enrols ("I'm ready to play") from where it sits; every line is
+rendered through the room's response from its talker to each microphone; steady noise
+(independent at each microphone, 35 dB below) and, for ``talk-20``/``talk-10``, the
+four background talkers' own lines rendered from where they stand, 20 or 10 dB below
+the players at the array, are added.
 
 Per utterance: the bearing (``direction.py``, its CPU time counted), the seat the
 direction names (``seats.seat_of``, with each seat's bearing adapting as play does),
@@ -17,9 +19,18 @@ the voice's similarity to each enrolled seat when the speakers extra is installe
 (the first raw microphone, as the recognizer hears it), and then play's own rules:
 ``speakers.rule`` for the voice alone (one microphone) and ``seats.combined_rule``
 for the array.  Every seat says every command; each command is ruled once as its
-own seat's (right seat: refused?) and once as every other seat's (wrong seat:
-applied?).  Recognition is not in the loop here.  The light mode (no voiceprints) is
-the direction alone.
+own seat's (right seat) and once as every other seat's (wrong seat).  Where the
+array's rule asks the owner by name ("Ann, was that you?"), the speaker says "yes"
+from where it sits and ``seats.answer_from`` says whether that yes is the owner's:
+
+* right seat *refused*: refused, taken for a stranger, or asked and its own yes not
+  taken (the command is then not applied);
+* wrong seat *applied*: taken at once (a wrong seat asked is not applied: the owner
+  did not say it, and says no or nothing); *own yes taken*: the worst case beside it,
+  a wrong seat asked whose speaker answers "yes" for the owner and is taken.
+
+Recognition is not in the loop here.  The light mode (no voiceprints) is the
+direction alone.
 """
 
 from __future__ import annotations
@@ -40,119 +51,139 @@ from facilitator.speech.voices.speakers import DEFAULT, rule, similarities
 
 GEOMETRY_NAMES = ("respeaker-4mic-hat", "respeaker-usb-v2")
 SEAT_COUNTS = (4, 6)
+ROOMS = ("kitchen", "den", "hall")
+VOICE_SETS = ("distinct", "alike")
+MODES = ("voice (one microphone)", "array + voice", "array alone (light)")
 
 
 @dataclass
 class Row:
+    room: str
     geometry: str
     seats: int
+    voices: str
     condition: str
-    mode: str                 # "voice (one microphone)", "array + voice", "array alone (light)"
+    mode: str
     right: int = 0
     refused: int = 0
     wrong: int = 0
     applied: int = 0
     named: int = 0
     named_right: int = 0
+    asked_right: int = 0
+    asked_wrong: int = 0
+    yes_taken_wrong: int = 0
 
 
-def _leaned(table: ArrayTable, seat: int, rng: np.random.Generator) -> tuple[float, float, float]:
-    """Where ``seat`` speaks from in play: up to 10 degrees round the table from where it enrolled."""
-    x, y, z = table.positions[seat]
-    cx, cy, _ = table.centre
-    r = float(np.hypot(x - cx, y - cy))
-    angle = np.degrees(np.arctan2(y - cy, x - cx)) + float(rng.uniform(-10.0, 10.0))
-    return (cx + r * float(np.cos(np.radians(angle))), cy + r * float(np.sin(np.radians(angle))), z)
+def voices_for(kind: str, held_out: tuple[str, ...], count: int) -> dict[int, str]:
+    """Seat -> voice: ``distinct`` (a different voice at every seat, as far as there are
+    voices) or ``alike`` (seats 1 and 2 share one, 3 and 4 the next, ...)."""
+    if kind == "distinct":
+        return {s: held_out[(s - 1) % len(held_out)] for s in range(1, count + 1)}
+    return {s: held_out[((s - 1) // 2) % len(held_out)] for s in range(1, count + 1)}
 
 
 def measure(voices: object, embedder: object | None, conditions: tuple[str, ...], commands: tuple[str, ...],
-            held_out: tuple[str, ...], seed: int = 3) -> tuple[list[Row], list[float], list[float]]:
-    """Rows for every geometry, seat count and condition; the DOA CPU times (ms) and the
-    angle errors (degrees) of every play utterance."""
+            held_out: tuple[str, ...], seed: int = 3, rooms: tuple[str, ...] = ROOMS,
+            voice_sets: tuple[str, ...] = VOICE_SETS) -> tuple[list[Row], list[float], list[float]]:
+    """Rows for every room, geometry, seat count, voice set and condition; the DOA CPU times
+    (ms) and the angle errors (degrees) of every play utterance."""
     say = voices.say  # type: ignore[attr-defined]
     rows: list[Row] = []
     cpu_ms: list[float] = []
     errors: list[float] = []
-    for name in GEOMETRY_NAMES:
-        geometry = GEOMETRIES[name]
-        find = finder(geometry)
-        for count in SEAT_COUNTS:
-            table = ArrayTable(geometry, seats=count, seed=seed + count)
-            rng = np.random.default_rng(seed + count)
-            play_at = {s: _leaned(table, s, rng) for s in range(1, count + 1)}
-            voice_of = {s: held_out[(s - 1) % len(held_out)] for s in range(1, count + 1)}
-            for condition in conditions:
-                snr = {"quiet": None, "talk-20": 20.0, "talk-10": 10.0}[condition]
-                mix_rng = np.random.default_rng(seed)
-                talk = _background(table, say, mix_rng) if snr is not None else None
-
-                def hear(pcm: np.ndarray, where: tuple[float, float, float],
-                         snr: float | None = snr, talk: np.ndarray | None = talk,
-                         mix_rng: np.random.Generator = mix_rng, table: ArrayTable = table) -> np.ndarray:
-                    wet = table.render(pcm.astype(np.float64), where)
-                    unit = np.sqrt(room.active_power(wet[0]))
-                    wet = wet / max(unit, 1e-9) * 32768 * 10 ** (room.SPEECH_DBFS / 20)
-                    level = 32768 * 10 ** (room.SPEECH_DBFS / 20)
-                    out = wet + mix_rng.normal(0, level * 10 ** (-room.NOISE_BELOW_DB / 20), wet.shape)
-                    if talk is not None and snr is not None:
-                        start = int(mix_rng.integers(0, talk.shape[1] - wet.shape[1]))
-                        out = out + talk[:, start:start + wet.shape[1]] * level * 10 ** (-snr / 20)
-                    return np.clip(out, -32768, 32767)
-
-                prints: dict[int, list[np.ndarray]] = {}
-                bearings: dict[int, float] = {}
-                for seat in range(1, count + 1):
-                    heard = hear(say(voice_of[seat], ENROLL_LINE), table.positions[seat])
-                    found = find.bearing(heard)
-                    if found is not None and found.clarity >= by_direction.DIRECTION.min_clarity:
-                        bearings[seat] = found.degrees
-                    if embedder is not None:
-                        prints[seat] = [np.asarray(embedder.embed_samples(  # type: ignore[attr-defined]
-                            (heard[0] / 32768).astype(np.float32)))]
-                modes = ["array alone (light)"]
-                if embedder is not None:
-                    modes = ["voice (one microphone)", "array + voice", *modes]
-                out = {m: Row(name, count, condition, m) for m in modes}
-                for text in commands:
-                    for seat in range(1, count + 1):
-                        heard = hear(say(voice_of[seat], text), play_at[seat])
-                        began = time.process_time()
-                        found = find.bearing(heard)
-                        cpu_ms.append((time.process_time() - began) * 1000)
-                        if found is not None:
-                            errors.append(apart(found.degrees, _bearing_of(table, play_at[seat])))
-                        by = by_direction.seat_of(found, bearings)
-                        if by is not None and found is not None:
-                            bearings[by] = by_direction.adapted(bearings[by], found)
-                        scores = {}
-                        if embedder is not None:
-                            scores = similarities(np.asarray(embedder.embed_samples(  # type: ignore[attr-defined]
-                                (heard[0] / 32768).astype(np.float32))), prints)
-                        for mode, row in out.items():
-                            if mode != "voice (one microphone)":
-                                row.named += by is not None
-                                row.named_right += by == seat
-                            for owner in range(1, count + 1):
-                                acting = frozenset({owner})
-                                if mode == "voice (one microphone)":
-                                    ruling = rule(scores, acting, DEFAULT)
-                                elif mode == "array + voice":
-                                    ruling = by_direction.combined_rule(by, scores, acting, bearings)
-                                else:
-                                    ruling = by_direction.combined_rule(by, {}, acting, bearings)
-                                if owner == seat:
-                                    row.right += 1
-                                    row.refused += ruling != "take"
-                                else:
-                                    row.wrong += 1
-                                    row.applied += ruling == "take"
-                rows.extend(out.values())
-                print(f"{name}, {count} seats, {condition}: done", file=sys.stderr, flush=True)
+    for room_name in rooms:
+        for name in GEOMETRY_NAMES:
+            geometry = GEOMETRIES[name]
+            find = finder(geometry)
+            for count in SEAT_COUNTS:
+                table = ArrayTable(geometry, seats=count, seed=seed + count, room=room_name)
+                for kind in voice_sets:
+                    voice_of = voices_for(kind, held_out, count)
+                    for condition in conditions:
+                        out = _table_rows(table, find, say, embedder, voice_of, condition, commands, seed,
+                                          cpu_ms, errors, (room_name, name, count, kind))
+                        rows.extend(out)
+                        print(f"{room_name}, {name}, {count} seats, {kind}, {condition}: done", file=sys.stderr,
+                              flush=True)
     return rows, cpu_ms, errors
 
 
-def _bearing_of(table: ArrayTable, where: tuple[float, float, float]) -> float:
-    return float(np.degrees(np.arctan2(where[1] - table.centre[1], where[0] - table.centre[0]))) % 360.0
+def _table_rows(table: ArrayTable, find: object, say: object, embedder: object | None,
+                voice_of: dict[int, str], condition: str, commands: tuple[str, ...], seed: int,
+                cpu_ms: list[float], errors: list[float], key: tuple[str, str, int, str]) -> list[Row]:
+    snr = {"quiet": None, "talk-20": 20.0, "talk-10": 10.0}[condition]
+    mix_rng = np.random.default_rng(seed)
+    lean_rng = np.random.default_rng(seed + 1)
+    talk = _background(table, say, mix_rng) if snr is not None else None
+    count = table.seats
+    bearing_of = find.bearing  # type: ignore[attr-defined]
+
+    def hear(pcm: np.ndarray, where: tuple[float, float, float]) -> np.ndarray:
+        wet = table.render(pcm.astype(np.float64), where)
+        unit = np.sqrt(room.active_power(wet[0]))
+        wet = wet / max(unit, 1e-9) * 32768 * 10 ** (room.SPEECH_DBFS / 20)
+        level = 32768 * 10 ** (room.SPEECH_DBFS / 20)
+        out = wet + mix_rng.normal(0, level * 10 ** (-room.NOISE_BELOW_DB / 20), wet.shape)
+        if talk is not None and snr is not None:
+            start = int(mix_rng.integers(0, talk.shape[1] - wet.shape[1]))
+            out = out + talk[:, start:start + wet.shape[1]] * level * 10 ** (-snr / 20)
+        return np.clip(out, -32768, 32767)
+
+    def embed(heard: np.ndarray) -> np.ndarray:
+        return np.asarray(embedder.embed_samples((heard[0] / 32768).astype(np.float32)))  # type: ignore[union-attr]
+
+    prints: dict[int, list[np.ndarray]] = {}
+    bearings: dict[int, float] = {}
+    for seat in range(1, count + 1):
+        heard = hear(say(voice_of[seat], ENROLL_LINE), table.leaned(seat, lean_rng))  # type: ignore[operator]
+        found = bearing_of(heard)
+        if found is not None and found.clarity >= by_direction.DIRECTION.min_clarity:
+            bearings[seat] = found.degrees
+        if embedder is not None:
+            prints[seat] = [embed(heard)]
+    modes = [m for m in MODES if embedder is not None or m == "array alone (light)"]
+    out = {m: Row(*key, condition, m) for m in modes}
+    for text in commands:
+        for seat in range(1, count + 1):
+            where = table.leaned(seat, lean_rng)
+            heard = hear(say(voice_of[seat], text), where)  # type: ignore[operator]
+            began = time.process_time()
+            found = bearing_of(heard)
+            cpu_ms.append((time.process_time() - began) * 1000)
+            if found is not None:
+                errors.append(apart(found.degrees, table.bearing_of(where)))
+            by = by_direction.seat_of(found, bearings)
+            if by is not None and found is not None:
+                bearings[by] = by_direction.adapted(bearings[by], found)
+            scores = similarities(embed(heard), prints) if embedder is not None else {}
+            yes: object = None   # the speaker's "yes" from where it sits: heard only when asked
+            for mode, row in out.items():
+                if mode != "voice (one microphone)":
+                    row.named += by is not None
+                    row.named_right += by == seat
+                for owner in range(1, count + 1):
+                    acting = frozenset({owner})
+                    if mode == "voice (one microphone)":
+                        ruling: str = rule(scores, acting, DEFAULT)
+                    else:
+                        ruling = by_direction.combined_rule(by, scores if mode == "array + voice" else {},
+                                                            acting, bearings)
+                    taken = ruling == "take"
+                    if ruling == "ask":
+                        if yes is None:
+                            yes = bearing_of(hear(say(voice_of[seat], "yes"), where))  # type: ignore[operator]
+                        taken = by_direction.answer_from(yes, owner, bearings)  # type: ignore[arg-type]
+                    if owner == seat:
+                        row.right += 1
+                        row.refused += not taken
+                        row.asked_right += ruling == "ask"
+                    else:
+                        row.wrong += 1
+                        row.applied += ruling == "take"
+                        row.asked_wrong += ruling == "ask"
+                        row.yes_taken_wrong += ruling == "ask" and taken
+    return list(out.values())
 
 
 def _background(table: ArrayTable, say: object, rng: np.random.Generator) -> np.ndarray:
@@ -180,13 +211,35 @@ def report(rows: list[Row], cpu_ms: list[float], errors: list[float]) -> list[st
          f"utterance; error from the talker's true bearing {statistics.median(errors):.1f} degrees median, "
          f"{np.percentile(errors, 95):.1f} p95 ({len(errors)} utterances)."),
         "",
-        ("| array | seats | condition | who decides | right seat refused | wrong seat applied "
-         "| seat named by direction | named right |"),
-        "|---|---|---|---|---|---|---|---|",
+        ("| room | array | seats | voices | condition | who decides | right seat refused | wrong seat applied "
+         "| asked by name (right / wrong seat) | a wrong seat's own yes taken | seat named by direction "
+         "| named right |"),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        named = "-" if r.mode.startswith("voice") else pct(r.named, r.right)
-        right = "-" if r.mode.startswith("voice") else pct(r.named_right, r.named)
-        lines.append(f"| {r.geometry} | {r.seats} | {r.condition} | {r.mode} | {pct(r.refused, r.right)} "
-                     f"| {pct(r.applied, r.wrong)} | {named} | {right} |")
+        voice = r.mode.startswith("voice")
+        named = "-" if voice else pct(r.named, r.right)
+        right = "-" if voice else pct(r.named_right, r.named)
+        asked = "-" if voice else f"{r.asked_right} / {r.asked_wrong}"
+        taken = "-" if voice else pct(r.yes_taken_wrong, r.asked_wrong)
+        lines.append(f"| {r.room} | {r.geometry} | {r.seats} | {r.voices} | {r.condition} | {r.mode} "
+                     f"| {pct(r.refused, r.right)} | {pct(r.applied, r.wrong)} | {asked} | {taken} "
+                     f"| {named} | {right} |")
+    return lines
+
+
+def summary(rows: list[Row]) -> list[str]:
+    """Each condition and mode over every room, array, seat count and voice set."""
+    def pct(part: int, whole: int) -> str:
+        return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "-"
+
+    lines = ["| condition | who decides | right seat refused | wrong seat applied | a wrong seat's own yes taken |",
+             "|---|---|---|---|---|"]
+    for condition in dict.fromkeys(r.condition for r in rows):
+        for mode in MODES:
+            some = [r for r in rows if r.condition == condition and r.mode == mode]
+            if some:
+                lines.append(f"| {condition} | {mode} | {pct(sum(r.refused for r in some), sum(r.right for r in some))} "
+                             f"| {pct(sum(r.applied for r in some), sum(r.wrong for r in some))} "
+                             f"| {pct(sum(r.yes_taken_wrong for r in some), sum(r.asked_wrong for r in some))} |")
     return lines

@@ -247,9 +247,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", action="store_true", help="choose the thresholds on the tuning voices")
     parser.add_argument("--array", action="store_true",
                         help="a microphone array at a table simulated with pyroomacoustics (benchmarks/array_seats.py)")
+    parser.add_argument("--rooms", default="kitchen,den,hall",
+                        help="with --array: the simulated rooms (benchmarks/session/array_room.py), comma-separated")
     args = parser.parse_args(argv)
     if args.array:
-        return array_main(args.quick)
+        from benchmarks.session.array_room import ROOMS
+
+        rooms = tuple(r for r in args.rooms.split(",") if r)
+        if not rooms or any(r not in ROOMS for r in rooms):
+            print(f"--rooms takes names from {', '.join(ROOMS)}", file=sys.stderr)
+            return 2
+        return array_main(args.quick, rooms)
 
     from facilitator.speech.voices.speaker_embed import Embedder
 
@@ -314,9 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def array_main(quick: bool) -> int:
-    """``--array``: held-out voices at 4 and 6 seats round a simulated array (``array_seats.py``)."""
+def array_main(quick: bool, rooms: tuple[str, ...]) -> int:
+    """``--array``: the pool's held-out voices (flite, Festival; distinct and alike) at 4 and 6
+    seats round a simulated array in each room of ``rooms`` (``array_seats.py``)."""
     from benchmarks import array_seats
+    from benchmarks.session.voices import POOL_HELD_OUT
 
     try:
         from facilitator.speech.voices.speaker_embed import Embedder, EmbedderMissing
@@ -324,21 +334,26 @@ def array_main(quick: bool) -> int:
         embedder: object | None = Embedder()
     except EmbedderMissing:
         embedder = None
-    held_out = tuple(v for v in HELD_OUT if not available(v))
+    held_out = tuple(v for v in POOL_HELD_OUT if not available(v))
     voices = Voices()
     began = time.perf_counter()
+    cpu = time.process_time()
+    conditions = ("talk-10",) if quick else ("talk-20", "talk-10")
     try:
-        rows, cpu_ms, errors = array_seats.measure(voices, embedder, QUICK_CONDITIONS if quick else tuple(CONDITIONS),
-                                                   QUICK_COMMANDS, held_out)
+        rows, cpu_ms, errors = array_seats.measure(voices, embedder, conditions, QUICK_COMMANDS, held_out,
+                                                   rooms=rooms)
     finally:
         voices.close()
-    print(f"`python -m benchmarks.speakers --array{' --quick' if quick else ''}` on {platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+    print(f"`python -m benchmarks.speakers --array{' --quick' if quick else ''} --rooms {','.join(rooms)}` on "
+          f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: held-out voices {', '.join(held_out)} "
-          f"(seats 5 and 6 repeat the first two), {len(QUICK_COMMANDS)} commands a seat, "
-          f"{time.perf_counter() - began:.0f} s.")
+          f"(distinct: a different one at every seat; alike: one voice at seats 1 and 2, the next at 3 and 4, ...), "
+          f"{len(QUICK_COMMANDS)} commands a seat, {time.process_time() - cpu:.0f} CPU seconds "
+          f"({time.perf_counter() - began:.0f} s).")
     print()
     print("\n".join(array_seats.report(rows, cpu_ms, errors)))
+    print()
+    print("\n".join(array_seats.summary(rows)))
     return 0
 
 

@@ -19,7 +19,7 @@ from .errors import OptionsError
 #: the flags of voice play (``play`` and ``serve`` without ``--text``)
 VOICE_FLAGS = ("audio_in", "input_device", "input_channel", "ptt_input", "output_device", "speech_out",
                "vosk_model", "second_engine", "second_model", "voices", "wake_phrase", "push_to_talk", "rate",
-               "volume", "voice")
+               "volume", "voice", "array")
 #: the flags of the screens
 SCREEN_FLAGS = ("lan", "port", "host", "result_seconds")
 #: the demo's flags for its voices, which ``demo --text`` has none of

@@ -43,7 +43,8 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                            "(see docs/speech.md)")
     serve.add_argument("--voices", choices=("auto", "on", "off"), metavar="MODE",
                        help="learn each seat's voice at the start of a game: auto (on with the "
-                            "speakers extra, off in the light mode), on or off (docs/speakers.md)")
+                            "speakers extra or a microphone array, off in the light mode), on or off "
+                            "(docs/speakers.md)")
     serve.add_argument("--wake-phrase", action="store_true", default=None,
                        help="listen for a command only after the wake phrase ('hey referee')")
     serve.add_argument("--push-to-talk", nargs="?", const="key", metavar="key|gpio:PIN|evdev:DEV",
@@ -55,7 +56,8 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="hear a recording instead of the microphone")
     serve.add_argument("--array", metavar="GEOMETRY",
                        help="the microphone (or --audio-in's recording) is a microphone array: respeaker-4mic-hat, "
-                            "respeaker-usb-v2, ps3-eye or positions in mm; each voice's bearing names its seat")
+                            "respeaker-usb-v2, ps3-eye or positions in mm; each voice's bearing names its seat, "
+                            "live or recorded (this turns voice turns on: not with --voices off)")
     serve.add_argument("--speech-out", type=Path, metavar="DIR",
                        help="write the assistant's speech as WAV files in DIR instead of playing it")
     serve.add_argument("--service", action="store_true",

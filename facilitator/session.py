@@ -34,6 +34,8 @@ MAX_UTTERANCE = 300
 CONTROLS = frozenset({"louder", "softer", "slower", "faster", "stop listening", "start listening"})
 CONFIRMATIONS = frozenset({"yes", "no", "cancel"})
 LOBBY = frozenset({"new game", "resume"})
+#: "enrol N": ask seat N to say its enrollment line again (voice turns, voice play only)
+ENROL = "enrol"
 #: says the next sentence of the last paged answer
 PAGE = "go on"
 
@@ -188,6 +190,9 @@ class Session:
         self.heard: Callable[[], tuple[bool, int | None]] | None = None
         #: voice turns are on: a seat may be asked to say its line (its screen offers it)
         self.learns_voices = False
+        #: at a microphone array, where each seat speaks from (voice turns set it): (seat, name,
+        #: degrees or None) for the table screen; None without an array
+        self.seat_map: Callable[[], tuple[tuple[int, str, int | None], ...]] | None = None
 
     # -- starting ----------------------------------------------------------------
     @classmethod
@@ -354,6 +359,8 @@ class Session:
             return Reply(public=list(lines), command=command)
         if intent in CONTROLS:
             return self._answer(command, [self.phrases.say("voice-only")])
+        if intent == ENROL:   # voice turns take "enrol N" where they are on (speech/voices)
+            return self._answer(command, [self.phrases.say("voices-not-on")])
         if intent == PAGE:
             if not self.pages:
                 return self._answer(command, [self.phrases.say("page-end")])

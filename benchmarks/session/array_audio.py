@@ -3,10 +3,10 @@
 Everything the table mode's single microphone hears (``TableAudio``: steady noise,
 the background talk, the players, the referee's own voice) is heard here at each
 microphone of the array from where it is said, through the simulated room of
-``array_room.py`` (pyroomacoustics' image-source responses, 0.55-0.65 s of
-reverberation):
+``array_room.py`` (pyroomacoustics' image-source responses; the room one of
+``array_room.ROOMS``):
 
-* each player's line from that player's seat (``Table.positions``);
+* each player's line from that player's seat, or a point it leans to (``Table.leaned``);
 * each background talker from their own place 2-3 m off (``Table.talkers``), the
   four together ``snr_db`` below the players at the voice microphone;
 * the referee's voice from a loudspeaker beside the array;
@@ -41,12 +41,13 @@ class ArrayAudio(TableAudio):
     sound said from its place through the room's responses (so no impulse response of
     its own: ``said_by`` and ``from_speaker`` are the room's)."""
 
-    def __init__(self, room_: Room, bed: np.ndarray, raw: bool = True) -> None:
+    def __init__(self, room_: Room, bed: np.ndarray, raw: bool = True, seed: int = 0) -> None:
         """``bed``: (M, n) steady noise and background talk at their levels; ``raw``: frames
         carry the raw microphones (False: the first microphone alone, as a single
         microphone at the array's place)."""
         super().__init__(bed, np.ones(1), raw=raw)
         self.room = room_
+        self.lean_rng = np.random.default_rng(seed + 5)   # where each line leans to (``Table.leaned``)
         cx, cy, cz = room_.centre
         self.speaker = (cx + SPEAKER_OFFSET[0], cy + SPEAKER_OFFSET[1], cz + SPEAKER_OFFSET[2])
 
@@ -57,23 +58,23 @@ class ArrayAudio(TableAudio):
         return self.room.render(samples, source) / float(np.max(np.abs(ir[0])))
 
     def said_by(self, samples: np.ndarray, seat: int) -> np.ndarray:
-        return self.from_place(samples, self.room.positions[seat])
+        return self.from_place(samples, self.room.leaned(seat, self.lean_rng))
 
     def from_speaker(self, samples: np.ndarray) -> np.ndarray:
         return self.from_place(samples, self.speaker)
 
 
 def array_audio(geometry: Geometry, seats: int, seed: int, seconds: float, snr_db: float | None,
-                say: object, raw: bool = True) -> ArrayAudio:
-    """The session's table at ``geometry`` with ``seats`` players: its room (seeded),
-    steady noise at every microphone and, with ``snr_db``, the background talkers each
-    said from their own place."""
-    room_ = Room(geometry, seats=seats, seed=seed)
+                say: object, raw: bool = True, room_name: str = "lounge") -> ArrayAudio:
+    """The session's table at ``geometry`` with ``seats`` players in the room ``room_name``
+    (``array_room.ROOMS``; its seats seeded): steady noise at every microphone and, with
+    ``snr_db``, the background talkers each said from their own place."""
+    room_ = Room(geometry, seats=seats, seed=seed, room=room_name)
     n = int(seconds * SAMPLE_RATE)
     m = len(geometry.channels)
     noise_level = 32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20)
     bed = np.stack([room.pink_noise(seconds, seed + 7 * k)[:n] for k in range(m)]) * noise_level
-    audio = ArrayAudio(room_, bed, raw)
+    audio = ArrayAudio(room_, bed, raw, seed)
     if snr_db is not None:
         rng = np.random.default_rng(seed)
         talk = np.zeros((m, n))

@@ -60,6 +60,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.session import table, voices
+from benchmarks.session.array_room import ROOMS
 from benchmarks.session.natural import PHRASINGS
 from facilitator.speech.voices.direction import GEOMETRIES
 
@@ -78,6 +79,8 @@ START, END = "<!-- session-table:start -->", "<!-- session-table:end -->"
 MODES = table.MODES
 #: the recognizer: both engines (the README's install) or pocketsphinx alone (a Pi Zero 2 W)
 ENGINES = {"both": "always", "light": "off"}
+#: ``--voices``: the voice sets (``distinct`` and ``alike`` seat one table of held-out voices)
+VOICE_SETS = ("default", "pool", "distinct", "alike")
 #: the rooms a gated mode is run in unless --conditions says (a noisy table's choice)
 GATED_CONDITIONS = ("quiet", "talk-20", "talk-10")
 
@@ -102,6 +105,8 @@ class Job:
     table: int = 0
     #: the array mode's microphone array (``direction.GEOMETRIES``)
     array: str = "respeaker-4mic-hat"
+    #: the array mode's room (``array_room.ROOMS``)
+    array_room: str = "lounge"
 
 
 def _run(job: Job) -> table.Result:
@@ -121,10 +126,11 @@ def _run(job: Job) -> table.Result:
                         background=Path(job.background) if job.background else None,
                         ir_path=Path(job.room) if job.room else None, chatter=CHATTER,
                         mode=job.mode, engines=engines, verify_cpu_scale=job.verify_scale,
-                        phrasing=job.phrasing, array=job.array)
+                        phrasing=job.phrasing, array=job.array, array_room=job.array_room)
     if job.transcripts:
         table_number = f"-{job.seats[0].replace(':', '_')}" if job.table > 0 else ""
-        mode = f"{job.mode}-{job.array}-{len(job.seats)}" if job.mode in table.SEATED else job.mode
+        mode = (f"{job.mode}-{job.array}-{job.array_room}-{len(job.seats)}" if job.mode in table.SEATED
+                else job.mode)
         stem = f"{job.game}-{job.condition}-{job.voice_set}{table_number}-{mode}-{engines}"
         folder = Path(job.transcripts)
         (folder / f"{stem}.txt").write_text("\n".join(result.transcript) + "\n", encoding="utf-8")
@@ -163,7 +169,7 @@ COLUMNS = ("condition", "voices", "mode", "engines", "commands said", "understoo
            "chatter lines", "chatter reaching the referee", "\"Say again?\" per min of chatter",
            "\"Say again?\" to nobody, per min", "end of speech → answer, median / p95",
            "segments cut at the cap", "peak RSS", "applied from a seat that may not act",
-           "the right seat refused",
+           "the right seat refused", "a question's yes heard", "asked by name (own line / another seat's)",
            "end of speech → echo of the first hearing, median", "end of speech → verdict in, median")
 
 
@@ -212,7 +218,12 @@ def _row(rows: list[table.Result], key: tuple[str, str, str, str]) -> str:
              f"{capped} of {segs}", f"{rss:.0f} MB",
              (f"{sum(r.wrong_seat for r in rows)} of {sum(r.intruder_lines for r in rows)}"
               if key[2] in ("phone", *table.SEATED) else "-"),
-             f"{sum(r.right_seat_refused for r in rows)} of {said}" if key[2] in table.SEATED else "-",
+             (f"{sum(r.right_seat_refused for r in rows)} of {said}"
+              + (f" (+{late} late)" if (late := sum(r.late_refused for r in rows)) else "")
+              if key[2] in table.SEATED else "-"),
+             _of(sum(r.yes_heard for r in rows), sum(r.yes_said for r in rows)),
+             (f"{sum(r.by_name_right for r in rows)} / {sum(r.by_name_intruder for r in rows)}"
+              if key[2] in table.SEATED else "-"),
              f"{statistics.median(echo) * 1000:.0f} ms ({len(echo)})" if echo else "-",
              f"{statistics.median(verdict) * 1000:.0f} ms" if verdict else "-"]
     return "| " + " | ".join(cells) + " |"
@@ -269,6 +280,11 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms" if values else "-"
 
 
+def _of(part: int, whole: int) -> str:
+    """``part`` of ``whole`` with its share: "18 of 20 (90%)"."""
+    return f"{part} of {whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
 def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}% ({part})" if whole else "-"
 
@@ -306,9 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", help="comma-separated, from " + ", ".join(CONDITIONS))
     parser.add_argument("--voice", action="append", default=[], metavar="COMMAND",
                         help="a held-out voice: a command with {text} and {wav} (any number); replaces the set")
-    parser.add_argument("--voices", choices=("default", "pool"), default="default",
+    parser.add_argument("--voices", default="default",
                         help="default: four tuning and four held-out voices; pool: every synthesizer here, "
-                             "espeak-ng's voices tuning, flite's, Festival's and Piper's held out whole")
+                             "espeak-ng's voices tuning, flite's, Festival's and Piper's held out whole; "
+                             "distinct: one table of --seats different held-out voices (the pool's); alike: "
+                             "the same held-out voice at two seats side by side, every pair (distinct,alike: both)")
     parser.add_argument("--phrasing", choices=PHRASINGS, default="plain",
                         help="plain: the grammar's own phrases; natural: as a table says them (natural.toml)")
     parser.add_argument("--background", help="a WAV of background talk to loop under the whole session")
@@ -324,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="as facilitator's option: off is --engines light, always or auto --engines both")
     parser.add_argument("--array", choices=tuple(GEOMETRIES), default="respeaker-4mic-hat",
                         help="the array mode's microphone array (simulated with pyroomacoustics)")
+    parser.add_argument("--array-room", choices=tuple(ROOMS), default="lounge",
+                        help="the array mode's room (benchmarks/session/array_room.py)")
     parser.add_argument("--seats", type=int, metavar="N",
                         help=f"players at a table (every voice set must have N; without it, up to {TABLE_SIZE}); "
                              "a voice set larger is played in tables of N")
@@ -345,13 +365,24 @@ def main(argv: list[str] | None = None) -> int:
         if why is not None:
             print(f"voice {spec}: {why}", file=sys.stderr)
             return 2
-    pool = args.voices == "pool"
+    kinds = tuple(k for k in args.voices.split(",") if k)
+    if not kinds or any(k not in VOICE_SETS for k in kinds) or (len(kinds) > 1 and set(kinds) != {"distinct", "alike"}):
+        print(f"--voices takes one of {', '.join(VOICE_SETS)}, or distinct,alike", file=sys.stderr)
+        return 2
+    pool = kinds[0] != "default"
     held_out = tuple(args.voice) or _usable(voices.POOL_HELD_OUT if pool else voices.HELD_OUT_VOICES)
     tuning = _usable(voices.POOL_TUNING if pool else voices.TUNING_VOICES)
     if not held_out or not tuning:
         print("no voice can speak on this machine (espeak-ng is needed)", file=sys.stderr)
         return 2
     sets = {"held-out": held_out} if args.quick else {"tuning": tuning, "held-out": held_out}
+    if kinds[0] in ("distinct", "alike"):
+        seated = seated_sets(kinds, held_out, args.seats or TABLE_SIZE)
+        if seated is None:
+            print(f"--voices {args.voices}: {len(held_out)} held-out voices speak here, too few for "
+                  f"{args.seats or TABLE_SIZE} seats", file=sys.stderr)
+            return 2
+        sets = seated
     conditions = tuple(args.conditions.split(",")) if args.conditions else (
         QUICK_CONDITIONS if args.quick else tuple(CONDITIONS))
     unknown = [c for c in conditions if c not in CONDITIONS]
@@ -405,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         return tuple(c for c in conditions if c in GATED_CONDITIONS)
 
     jobs = [Job(game, condition, name, mode, engine, seats, minutes, args.seed + 100 * g + 1000 * t, args.background,
-                args.room, endpoint, args.transcripts, args.verify_scale, args.phrasing, t, args.array)
+                args.room, endpoint, args.transcripts, args.verify_scale, args.phrasing, t, args.array,
+                args.array_room)
             for mode in modes for engine in engine_sets for condition in rooms(mode)
             for name, specs in sets.items() for g, game in enumerate(games)
             for t, seats in enumerate(tables(specs, args.seats or TABLE_SIZE))]
@@ -443,6 +475,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def seated_sets(kinds: tuple[str, ...], held_out: tuple[str, ...], seats: int) -> dict[str, tuple[str, ...]] | None:
+    """``--voices distinct`` and ``alike``: one table of ``seats`` different held-out voices, and
+    one where every voice sits at two seats side by side (seats 1 and 2, 3 and 4, ...: the
+    worst case a voiceprint meets, left for the direction alone); None when too few speak."""
+    out: dict[str, tuple[str, ...]] = {}
+    for kind in kinds:
+        if kind == "distinct":
+            if len(held_out) < seats:
+                return None
+            out[kind] = held_out[:seats]
+        else:
+            pairs = held_out[: (seats + 1) // 2]
+            out[kind] = tuple(v for v in pairs for _ in (0, 1))[:seats]
+    return out
+
+
 def tables(specs: tuple[str, ...], size: int = TABLE_SIZE) -> list[tuple[str, ...]]:
     """A voice set as tables of at most ``size`` players (every game seats four); the
     last table is filled up from the first voices, so every table has ``size`` seats."""
@@ -468,7 +516,7 @@ def _print_rescored(folders: list[str]) -> int:
         return tuple(sorted(set(values), key=lambda v: known.index(v) if v in known else len(known)))
 
     conditions = order([r.condition for r in results], tuple(CONDITIONS))
-    sets = order([r.voices for r in results], ("tuning", "held-out"))
+    sets = order([r.voices for r in results], ("tuning", "held-out", "distinct", "alike"))
     modes = order([r.mode for r in results], MODES)
     engines = order([r.engines for r in results], tuple(ENGINES))
     print("\n".join(summarize(results, conditions, sets, modes, engines)))

@@ -41,7 +41,12 @@ The rules (``score``), each stated by a test in tests/loop/test_session_benchmar
   of a seat that may not give it (in array mode, from that seat at the table): each
   one applied is a *wrong seat* action; a refusal of another seat's command ("That is
   Ann's guess to send.") met by a player's own command or answer is the *right seat
-  refused*;
+  refused*, unless the line was a try said when its seat no longer might give the
+  command (its first try applied meanwhile and the turn moved on: *late refused*);
+* a *question's yes* is a player's answer line meaning "yes" (said to a question about the
+  command meant, or to "Ann, was that you?" about her own line); it is *heard* when the
+  loop applied the command while hearing that line; a question *by name* is counted by
+  the line it asks about (a player's own command, or an intruder's line);
 * latency is counted from the end of the line, or for a phone from its release
   (the press gives the utterance's end: the endpointer waits for nothing);
 * *chatter reaching the referee*: chatter lines that caused anything to be
@@ -86,6 +91,17 @@ class Score:
     intruder_lines: int = 0
     #: the right seat's command or answer refused as another seat's (array mode)
     right_seat_refused: int = 0
+    #: a player's command said again after the turn had moved on (its first try applied
+    #: meanwhile, heard in another line), refused as the rules say: not counted above
+    late_refused: int = 0
+    #: a player's "yes" to a question ("... Is that right?", "Ann, was that you: ...?"), and
+    #: how many of those the loop heard as the answer (the command applied in that line)
+    yes_said: int = 0
+    yes_heard: int = 0
+    #: questions by name ("Ann, was that you: ...?") about a player's own command, and about
+    #: an intruder's line (array mode)
+    by_name_right: int = 0
+    by_name_intruder: int = 0
     #: CPU seconds of each recognition stage, one dict per utterance decoded
     stage_cpu: list[dict[str, float]] = field(default_factory=list)
     #: end of a line to the echo of its first hearing (the fast path), seconds
@@ -180,7 +196,23 @@ def score(trace: dict[str, Any]) -> Score:
         if any(r in sound["text"] for r in refusals):
             k = line_of(sound["cause"], said)
             if k is not None and said[k]["kind"] in ("command", "answer"):
-                out.right_seat_refused += 1
+                if said[k].get("may_act", True):
+                    out.right_seat_refused += 1
+                else:
+                    out.late_refused += 1
+
+    heard_in = {line_of(done.get("heard_in"), said) for done in trace["executed"] if done["how"] == "applied"}
+    for k, u in enumerate(said):
+        if u["kind"] == "answer" and u["meant"] == "yes" and could_be_heard(u, trace):
+            out.yes_said += 1
+            out.yes_heard += k in heard_in
+    by_name = trace.get("by_name_texts", [])
+    for sound in trace["sounds"]:
+        if by_name and any(sound["text"].startswith(b) for b in by_name):
+            k = line_of(sound.get("about"), said)
+            kind = said[k]["kind"] if k is not None else None
+            out.by_name_right += kind == "command"
+            out.by_name_intruder += kind == "intruder"
 
     controls = set(trace.get("control_texts", []))
     for sound in trace["sounds"]:

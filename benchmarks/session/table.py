@@ -95,6 +95,7 @@ class Utterance:
     command: int = -1    # index into the commands (a command's tries and their answers)
     meant: str = ""      # canonical command meant ("" for chatter)
     attempt: int = 0     # the try of the command this line is (or answers)
+    may_act: bool = True  # a command line: its seat may give the command when it says it
 
 
 @dataclass
@@ -266,6 +267,7 @@ class Watch:
             reply = execute(command)
             self.executed.append({"at": round(loop.now(), 3), "canonical": command.canonical,
                                   "intent": command.intent, "cause": _span(cause),
+                                  "heard_in": _span(self.hearing),
                                   "accepted": bool(reply.accepted), "query": command.intent in queries,
                                   "how": how})
             return reply
@@ -433,6 +435,7 @@ class Table:
                 if intruder is not None:
                     yield from self._say("intruder", text, self.seats[intruder - 1], addressed=True,
                                          seat=intruder)
+                    yield from self._not_me()
             yield from self._command(text, command, self.seats[seat], seat + 1)
         # trailing quiet for the endpointer to close the last utterance
         yield from self.audio.until(self.audio.t + 1.5)
@@ -448,6 +451,22 @@ class Table:
             seat = turns.asking
             tries += 1
             yield from self._say("enroll", players.ENROLL_LINE, self.seats[seat - 1], addressed=True, seat=seat)
+
+    def _not_me(self) -> Iterator[Frame]:
+        """Asked by name about another seat's line ("Ann, was that you: ...?"), the seat asked
+        answers no from its own seat (again when asked again), as a player who did not say
+        it does; an intruder never answers for her."""
+        line = len(self.said) - 1
+        answers = 0
+        while (self.loop.state is LoopState.CONFIRMING and answers < TRIES and not self._closed
+               and score.line_of(_span(self.loop.pending_from), self.said) == line):
+            pending = self.loop.pendings.current
+            asked = pending.by_name if pending is not None else None
+            if asked is None:
+                return
+            answers += 1
+            yield from self._say("answer", self._answer_words("no"), self.seats[asked - 1], meant="no",
+                                 addressed=True, seat=asked)
 
     # -- what the loop did for a command ---------------------------------------------
     def _applied_for(self, index: int) -> list[tuple[bool, dict[str, Any]]]:
@@ -501,9 +520,11 @@ class Table:
                 return
             spoken = self._addressing(self.phrasing.say(text, self.phrase_rng) if self.phrasing else text)
             # a player who hears the command applied meanwhile (its undo window closed) does not say it again
+            acting = self._acting(command)   # a try said after the turn moved on is no longer this seat's
             said = yield from self._say("command", spoken, voice, rate=165 - 15 * (k - 1), index=index,
                                         meant=meant, attempt=k, addressed=True,
-                                        still_wanted=lambda: not self._understood(index), seat=seat)
+                                        still_wanted=lambda: not self._understood(index), seat=seat,
+                                        may_act=acting is None or seat in acting)
             if said is None:
                 return
             # answer the referee about what it heard: a question "yes" or "no"; an echo of
@@ -540,10 +561,12 @@ class Table:
         return text
 
     def _chat(self, seat: int) -> Iterator[Frame]:
-        other = self.seats[(seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)]
+        index = (seat + 1 + self.rng.randrange(len(self.seats) - 1)) % len(self.seats)
+        other = self.seats[index]
         laugh = self.rng.random() < LAUGH_SHARE / CHATTER_SHARE
         text = self.rng.choice(LAUGHTER) if laugh else self.rng.choice(self.chatter)
-        yield from self._say("chatter", text, other, rate=175 if laugh else 165)
+        # from its own seat (two seats may share a voice)
+        yield from self._say("chatter", text, other, rate=175 if laugh else 165, seat=index + 1)
         line = len(self.said) - 1
         # chatter that got a question or an echo back is answered "no", as a table would
         answers = 0
@@ -555,7 +578,8 @@ class Table:
 
     def _say(self, kind: str, text: str, voice: str, rate: int = 165, index: int = -1,
              meant: str = "", attempt: int = 0, addressed: bool = False,
-             still_wanted: Any = None, seat: int = 0) -> Generator[Frame, None, dict[str, Any] | None]:
+             still_wanted: Any = None, seat: int = 0,
+             may_act: bool = True) -> Generator[Frame, None, dict[str, Any] | None]:
         """Say one line after the assistant is quiet and a short gap (a line addressed to
         the referee is pressed in push-to-talk, or on seat ``seat``'s phone); None when
         ``still_wanted()`` turned false before the line began.  Returns once the loop
@@ -585,7 +609,8 @@ class Table:
             wet = self.audio.said_by(room.level(dry, room.SPEECH_DBFS), seat or self.seats.index(voice) + 1)
         self.audio.add(wet, start)
         end = start + len(dry) / SAMPLE_RATE
-        utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt))
+        utterance = asdict(Utterance(kind, text, voice, round(start, 3), round(end, 3), index, meant, attempt,
+                                     may_act))
         self.said.append(utterance)
         heard_before, sounds_before = self.loop.heard_segments, len(self.watch.sounds)
         yield from self.audio.until(end)
@@ -669,13 +694,14 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
          chatter: tuple[str, ...] = (), data_dir: Path | None = None,
          record: list[bytes] | None = None, mode: str = "always", engines: str = "both",
          rt60: float | None = None, verify_cpu_scale: float = 1.0, phrasing: str = "plain",
-         array: str = "respeaker-4mic-hat") -> Result:
+         array: str = "respeaker-4mic-hat", array_room: str = "lounge") -> Result:
     """One session of ``game`` in ``condition`` (background talk ``snr_db`` below the players;
     None: no background talk, steady noise only), the table addressing the referee by
     ``mode`` (``MODES``); ``engines`` only labels the result; ``rt60``: the synthetic
     room's reverberation time (None: ``room.impulse_response``'s default); ``phrasing``:
     ``plain`` (the grammar's own phrases) or ``natural`` (``natural.py``); ``array``: the
-    microphone array of the array mode (``direction.GEOMETRIES``)."""
+    microphone array of the array mode (``direction.GEOMETRIES``), in the room
+    ``array_room`` (``array_room.ROOMS``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
     result = Result(game=game, condition=condition, voices=voice_set, mode=mode, engines=engines)
@@ -692,7 +718,7 @@ def play(game: str, condition: str, snr_db: float | None, voice_set: str, seats:
 
             geometry = GEOMETRIES[array]
             audio: TableAudio = array_audio(geometry, len(seats), seed, seconds, snr_db, voices.say,
-                                            raw=mode == "array")
+                                            raw=mode == "array", room_name=array_room)
         else:
             bed = room.pink_noise(seconds, seed) * (32768.0 * 10 ** ((room.SPEECH_DBFS - room.NOISE_BELOW_DB) / 20))
             if snr_db is not None:
@@ -772,6 +798,9 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
                                          for seat, degrees in turns.prints.bearings.items()}
     refusals = sorted({phrases.say(k, name=seat_name(table.session, seat)) for k in phrases.responses
                        if k.startswith("speaker-not-yours") for seat in range(1, len(table.seats) + 1)})
+    # "Ann, was that you: ...?": the question by name, up to the command
+    by_name = sorted({phrases.say("voices-was-that-you", name=seat_name(table.session, seat), command="\0")
+                      .split("\0")[0] for seat in range(1, len(table.seats) + 1)})
     return {
         "game": result.game, "condition": result.condition, "voices": result.voices,
         "mode": result.mode, "engines": result.engines,
@@ -788,6 +817,7 @@ def trace_of(result: Result, table: Table, watch: Watch, segments: list[Segment]
         "control_texts": controls, "control_intents": sorted(CONTROLS),
         "say_again": phrases.say("say-again"),
         "refusal_texts": refusals,
+        "by_name_texts": by_name,
         # the seats' bearings learned at a microphone array (degrees, by seat)
         "bearings": bearings,
         # the loop's own counts, for reading a transcript (the scorer does not use them)

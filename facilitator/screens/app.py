@@ -457,6 +457,7 @@ class Screens:
                     yield REPLACED_EVENT
                     return
                 self.hub.notice_question()
+                self.hub.notice_seat_map()
                 if self.hub.version != seen:
                     seen = self.hub.version
 

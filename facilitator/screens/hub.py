@@ -97,6 +97,8 @@ class Hub:
         self._heard: dict[int, PhoneHeard] = {}
         #: the seat whose phone's question was open when the screens last looked (``notice_question``)
         self._asked: int | None = None
+        #: the seat map as the screens last drew it (``notice_seat_map``)
+        self._seat_map: tuple[tuple[int, str, int | None], ...] = ()
         #: the game that just ended, while the lobby shows (its result is shown there)
         self.finished: Any = None
         self._load_history(opening)
@@ -254,6 +256,16 @@ class Hub:
         seat = self.asking_seat()
         if seat != self._asked:
             self._asked = seat
+            self.touch()
+
+    def notice_seat_map(self) -> None:
+        """Redraw the table screen when the seat map changed (a seat enrolled, or leaned a
+        degree or more: voice turns change it on the loop's thread, touching nothing else)."""
+        from .seat_map import seat_map_places
+
+        places = seat_map_places(self.session)
+        if places != self._seat_map:
+            self._seat_map = places
             self.touch()
 
     def answer_tap(self, seat: int, yes: bool) -> bool:

@@ -21,6 +21,7 @@ from ..games.screen import screen_for
 from ..session import Session
 from . import controls as ctl
 from .hub import Hub
+from .seat_map import seat_map_view
 from .seats import Seats
 
 SHOWN_ANNOUNCEMENTS = 40
@@ -64,6 +65,8 @@ def table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
             # sentence takes its place, large
             "status_first": session.over or not board,
             "controls": ctl.table_controls(session), "seats": seat_rows, "action": "/table-command",
+            # at a microphone array: where each seat speaks from (voice turns' seat map)
+            "seat_map_view": seat_map_view(session),
         }
 
 

@@ -224,6 +224,30 @@ def test_another_seats_line_applied_is_a_wrong_seat_and_a_refused_own_line_is_co
     assert [c.understood_at for c in got.commands] == [2]
 
 
+def test_a_question_s_yes_is_heard_when_the_command_is_applied_while_hearing_it() -> None:
+    """A player's "yes" to a question counts as heard when the loop applied the command while
+    hearing that line; a question by name is counted by the line it asks about; a try said
+    after the turn moved on and refused is a late refusal, not the right seat refused."""
+    said = [line("command", 1.0, 2.0, 0, SEND, 1),
+            line("answer", 4.0, 4.4, 0, "yes", 1),
+            line("answer", 6.0, 6.4, 0, "yes", 1),
+            line("intruder", 10.0, 11.0, 1, "send south west north east", 1),
+            line("answer", 13.0, 13.4, 1, "no", 1),
+            {**line("command", 20.0, 21.0, 0, SEND, 2), "may_act": False}]
+    executed = [{**applied(6.5, SEND, [0.9, 2.2]), "heard_in": [5.9, 6.6]}]
+    sounds = [sound(2.3, "Send north east south west. Is that right?", cause=[0.9, 2.2], about=[0.9, 2.2]),
+              sound(4.6, "Please say yes or no.", cause=[3.9, 4.5], about=[0.9, 2.2]),
+              sound(11.3, "Ann, was that you: send south west north east?", cause=[9.9, 11.2], about=[9.9, 11.2]),
+              sound(21.3, "That is Ben's guess to send.", cause=[19.9, 21.2])]
+    got_trace = trace(said, [SEND, "send south west north east"], executed, sounds)
+    got_trace["refusal_texts"] = ["That is Ann's guess to send.", "That is Ben's guess to send."]
+    got_trace["by_name_texts"] = ["Ann, was that you: ", "Ben, was that you: "]
+    got = score.score(got_trace)
+    assert (got.yes_said, got.yes_heard) == (2, 1)
+    assert (got.by_name_right, got.by_name_intruder) == (0, 1)
+    assert (got.right_seat_refused, got.late_refused) == (0, 1)
+
+
 @pytest.mark.slow
 def test_a_short_session_at_a_microphone_array_enrols_every_seat_by_where_it_sits() -> None:
     """The array mode through the real loop on a simulated room: the referee asks each

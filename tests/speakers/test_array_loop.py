@@ -72,8 +72,8 @@ def record(table: object, lines: list[tuple[str, int, float]], opening: float, t
     return path
 
 
-def play(recording: Path, tmp: Path, *more: str) -> tuple[list[str], str]:
-    done = run_cli(["play", "compass-code", "--second-engine", "off", "--voices", "on",
+def play(recording: Path, tmp: Path, *more: str, voices: tuple[str, ...] = ("--voices", "on")) -> tuple[list[str], str]:
+    done = run_cli(["play", "compass-code", "--second-engine", "off", *voices,
                     "--array", "respeaker-4mic-hat", "--audio-in", str(recording),
                     "--speech-out", str(tmp / "said"), *more], timeout=300)
     assert done.returncode == 0, done.stderr
@@ -117,3 +117,32 @@ def test_the_array_holds_the_captains_guess_to_her_seat_and_a_resumed_game_keeps
     assert [(e["reason"], e["heard"]) for e in refused] == [("another seat's voice", 1)], (captions, events)
     scored = [e for e in events if e["type"] == "guess-scored"]
     assert len(scored) == 1 and scored[0]["route"] == "SWNE" and scored[0]["heard"] == 2
+
+
+def test_the_array_alone_engages_on_a_recording_without_voices_on(tmp_path: Path) -> None:
+    """``--array`` is what names the seats: on a recording it needs no ``--voices on``."""
+    from benchmarks.session.array_room import Table
+
+    table = Table(HAT, seats=2, seed=12, background=0)
+    log = tmp_path / "log.jsonl"
+    captions, _ = play(record(table, FIRST, 17.0, tmp_path, "first.wav"), tmp_path, "--names", "Ann,Ben",
+                       "--seed", "1", "--routes", "ESNW,NESW,WSEN", "--log", str(log), voices=())
+    assert "Ann, say: I'm ready to play." in captions[1]
+    assert "That is Ann's guess to send." in captions
+    refused = [e for e in read_jsonl(log) if e["type"] == "command-rejected"]
+    assert [(e["reason"], e["heard"]) for e in refused] == [("another seat's voice", 2)], captions
+
+
+def test_the_array_with_voices_off_is_refused_in_one_line(tmp_path: Path) -> None:
+    recording = tmp_path / "silence.wav"
+    with wave.open(str(recording), "wb") as w:
+        w.setnchannels(4)
+        w.setsampwidth(2)
+        w.setframerate(16_000)
+        w.writeframes(b"\0" * 8 * 16_000)
+    done = run_cli(["play", "compass-code", "--voices", "off", "--array", "respeaker-4mic-hat",
+                    "--audio-in", str(recording), "--log", str(tmp_path / "log.jsonl")], timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs voice turns" in lines[0] and "--voices off" in lines[0], done.stderr
+    assert not (tmp_path / "log.jsonl").exists()

@@ -89,12 +89,14 @@ def test_a_sure_direction_decides_before_the_voice(tmp_path: Path) -> None:
     assert len(scored) == 1 and scored[0]["heard"] == 1
 
 
-def test_from_between_the_seats_the_voice_decides(tmp_path: Path) -> None:
+def test_from_between_the_seats_the_one_owner_is_asked_by_name(tmp_path: Path) -> None:
     loop, turns, speaker = make(tmp_path)
     enrol(loop, turns, {1: 30.0, 2: 150.0})
     turns.asking, turns.queue = None, []
     say(loop, turns, SEND, 2, 90.0, 40.0)          # halfway round: the direction is unsure
-    assert speaker.spoken[-1] == "That is Player 1's guess to send."
+    # never a guess, by voice or otherwise: the captain is asked by name, and nothing is logged
+    assert speaker.spoken[-1] == "Player 1, was that you: send north east south west?"
+    assert events(tmp_path) == [] and loop.asking_seat() == 1
 
 
 def test_a_stranger_from_a_seats_direction_is_still_chatter(tmp_path: Path) -> None:
@@ -107,12 +109,17 @@ def test_a_stranger_from_a_seats_direction_is_still_chatter(tmp_path: Path) -> N
     assert speaker.spoken == before and events(tmp_path) == []
 
 
-def test_seats_close_together_are_named_at_enrollment(tmp_path: Path) -> None:
+def test_seats_close_together_are_asked_again_then_named(tmp_path: Path) -> None:
     loop, turns, speaker = make(tmp_path)
     turns.begin()
     say(loop, turns, "raw:i'm ready to play", 1, 30.0, 10.0, 1.2)
     say(loop, turns, "raw:i'm ready to play", 2, 60.0, 20.0, 1.2)
-    assert ("Player 1 and Player 2 sit close together, so I may take one of you for the other: "
-            "sit a little further apart if you can.") in speaker.spoken
+    # 30 degrees from Player 1: closer than the array separates, so asked again first
+    assert speaker.spoken[-1] == ("That came from beside Player 1's seat. Player 2, say it again from your "
+                                  "own seat: I'm ready to play.")
+    assert 2 not in turns.prints.bearings
+    say(loop, turns, "raw:i'm ready to play", 2, 62.0, 30.0, 1.2)
+    assert ("Player 1 and Player 2 sit close together, so when I can't tell which of you spoke, I will ask."
+            ) in speaker.spoken
     kept = Voiceprints(Voiceprints.beside(tmp_path / "log.jsonl"), turns.prints.game_id, dimension=3)
     assert sorted(kept.bearings) == [1, 2] and abs(kept.bearings[2] - 60.0) <= 2

@@ -28,8 +28,11 @@ from facilitator.speech.voices.direction import (
 def test_known_arrays_and_positions_in_millimetres() -> None:
     hat = find_geometry("ReSpeaker-4mic-HAT")
     assert hat.channels == (0, 1, 2, 3) and hat.input_channels == 4
-    side = np.hypot(hat.positions_mm[0][0] - hat.positions_mm[1][0], hat.positions_mm[0][1] - hat.positions_mm[1][1])
-    assert side == pytest.approx(45.7)
+    # opposite microphones (0 and 2, 1 and 3) 81.2 mm apart, as Seeed's own direction code has them
+    across = np.hypot(hat.positions_mm[0][0] - hat.positions_mm[2][0], hat.positions_mm[0][1] - hat.positions_mm[2][1])
+    assert across == pytest.approx(81.2) and hat.positions_mm[1] == (0.0, 40.6)
+    usb_mics = find_geometry("respeaker-usb-v2").positions_mm
+    assert usb_mics == ((-32.0, 0.0), (0.0, -32.0), (32.0, 0.0), (0.0, 32.0))
     usb = find_geometry("respeaker-usb-v2")
     assert usb.channels == (1, 2, 3, 4) and usb.voice_channel == 0 and usb.input_channels == 5
     assert find_geometry("ps3-eye").linear and not hat.linear
@@ -146,7 +149,7 @@ def test_the_seats_bearings_are_kept_with_the_voices_and_a_bad_one_is_set_aside(
     assert broken.problem is not None and "seat 2's bearing ('north' is not a number of degrees)" in broken.problem
 
 
-def test_the_combined_rule_direction_first_then_the_voice() -> None:
+def test_the_combined_rule_direction_first_then_asked_by_name() -> None:
     from facilitator.speech.voices.seats import combined_rule
 
     captain = frozenset({1})
@@ -155,11 +158,32 @@ def test_the_combined_rule_direction_first_then_the_voice() -> None:
     unsure = {1: 0.5, 2: 0.52}
     assert combined_rule(2, unsure, captain, bearings) == "refuse"        # the direction is sure
     assert combined_rule(1, like_2, captain, bearings) == "take"          # ... and decides first
-    assert combined_rule(None, like_2, captain, bearings) == "refuse"     # unsure: the voice decides
-    assert combined_rule(None, {}, captain, bearings) == "take"           # the light mode, unsure
+    # the direction unsure (between seats, flat): never a guess, the one owner is asked by name,
+    # whatever the voice says (two seats may have alike voices) and in the light mode too
+    assert combined_rule(None, like_2, captain, bearings) == "ask"
+    assert combined_rule(None, unsure, captain, bearings) == "ask"
+    assert combined_rule(None, {}, captain, bearings) == "ask"
+    assert combined_rule(None, {1: 0.05, 2: 0.1}, captain, bearings) == "chatter"   # a stranger still
+    # more seats may give it (Clover's free moves): the voice decides as without an array
+    assert combined_rule(None, {**like_2, 3: 0.1}, frozenset({1, 3}), {**bearings, 3: 270.0}) == "refuse"
+    assert combined_rule(None, {}, frozenset({1, 3}), {**bearings, 3: 270.0}) == "take"
     assert combined_rule(2, {}, captain, bearings) == "refuse"            # the light mode, sure
     assert combined_rule(2, {1: 0.05, 2: 0.1}, captain, bearings) == "chatter"   # a voice no seat has
     assert combined_rule(2, like_2, None, bearings) == "take"             # anyone's command
     # the captain enrolled with no sure bearing: the voice decides, not the direction
     assert combined_rule(2, unsure, captain, {2: 150.0}) == "take"
     assert combined_rule(2, like_2, captain, {2: 150.0}) == "refuse"
+
+
+def test_an_answer_to_a_question_by_name_counts_only_from_that_seats_place() -> None:
+    from facilitator.speech.voices.direction import Bearing
+    from facilitator.speech.voices.seats import answer_from
+
+    seats = {1: 30.0, 2: 150.0, 3: 270.0}
+    assert answer_from(Bearing(38.0, 1.6), 1, seats)                 # Ann's place, a short clear yes
+    assert answer_from(Bearing(52.0, 1.15), 1, seats)                # less clear, still nearest Ann
+    assert not answer_from(Bearing(148.0, 3.0), 1, seats)            # Ben's place: not Ann's yes
+    assert not answer_from(Bearing(90.0, 3.0), 1, seats)             # between them: nobody's
+    assert not answer_from(Bearing(30.0, 1.02), 1, seats)            # a flat spectrum says nothing
+    assert not answer_from(None, 1, seats)                           # no direction at all
+    assert not answer_from(Bearing(30.0, 3.0), 4, seats)             # a seat with no place

@@ -210,6 +210,9 @@ def test_two_voices_too_alike_are_named_at_enrollment_and_either_may_act_for_the
     turns.begin()
     say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
     say(loop, turns, "raw:i'm ready to play", 21, 20.0, 1.2)     # seat 2 enrols in a voice like seat 1's
+    # as alike as seat 1's own: without an array that may be seat 1 speaking again, so asked again
+    assert speaker.spoken[-1] == "That sounded like Player 1. Player 2, say: I'm ready to play."
+    say(loop, turns, "raw:i'm ready to play", 21, 30.0, 1.2)     # the same voice again: kept, and named
     assert "I can't always tell Player 1's voice from Player 2's, so each of you may be taken for the other." in speaker.spoken
     assert turns.alike == {(1, 2)}
     turns.asking, turns.queue = None, []
@@ -224,6 +227,7 @@ def test_with_phones_the_alike_seats_are_told_to_use_their_phones(tmp_path: Path
     turns.begin()
     say(loop, turns, "raw:i'm ready to play", 1, 10.0, 1.2)
     say(loop, turns, "raw:i'm ready to play", 21, 20.0, 1.2)
+    say(loop, turns, "raw:i'm ready to play", 21, 30.0, 1.2)
     assert ("I can't tell Player 1's voice from Player 2's: hold your phone's talk button for your turns."
             in speaker.spoken)
 

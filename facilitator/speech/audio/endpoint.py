@@ -77,6 +77,9 @@ class Endpointer:
         self.floor_window_seconds = floor_window_seconds
         self.floor_percentile = floor_percentile
         self.silent_floor_db = silent_floor_db
+        #: when the utterance held open now began (its first voiced frame), until the one
+        #: handed on has been heard; None: none is open
+        self.speech_since: float | None = None
         self._energies: deque[float] = deque()
         self._sorted: list[float] = []
         self._frame_seconds = 0.03
@@ -140,6 +143,7 @@ class Endpointer:
                     onset = next(f.t for f, v in before if v and frame.t - f.t < self.start_seconds)
                     current = _Utterance([f for f, _ in before], onset, frame.t + seconds,
                                          sum(seconds for f, v in before if v and f.t >= onset))
+                    self.speech_since = onset
                     before.clear()
                 continue
             current.frames.append(frame)
@@ -154,11 +158,13 @@ class Endpointer:
                 segment = self._close(current)
                 current = None
                 if segment is not None:
-                    yield segment
+                    yield segment   # still "open" while it is heard: a question's window waits for it
+                self.speech_since = None
         if current is not None:
             segment = self._close(current)
             if segment is not None:
                 yield segment
+            self.speech_since = None
 
     def _should_end(self, utterance: _Utterance, now: float) -> bool:
         if utterance.silence_run >= self.silence_seconds:

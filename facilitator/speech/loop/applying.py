@@ -23,6 +23,9 @@ class Applying(LoopCore):
 
     def _apply(self, command: Command, at: float | None = None, source: Segment | None = None) -> None:
         """Apply ``command``, heard in ``source`` (None: typed); ``applying_from`` says so meanwhile."""
+        if self.voices is not None and self.voices.typed(command.canonical):   # "learn seat 2 again"
+            self._after_command()
+            return
         reply = self._execute(command, source)
         extra: list[str] = []
         if reply.accepted:

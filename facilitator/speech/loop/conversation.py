@@ -37,11 +37,27 @@ class Conversation(LoopCore):
 
     def _ask(self, key: str = "confirm-ask") -> None:
         self.state = LoopState.CONFIRMING
+        pending = self.pendings.current
+        by_name = pending.by_name if pending is not None else None
+        if by_name is not None and key == "confirm-ask":
+            key = "voices-was-that-you"   # asked again (repeat, a correction): still by name
         # "Send north east south west. Is that right?"; "Sorry, did you say send west ...?"
-        said = self._said_form(capital=key not in ("verify-did-you-say", "confirm-did-you-ask"))
-        end = self._speak([self._phrase(key, command=said)], remember=False)
+        said = self._said_form(capital=key not in ("verify-did-you-say", "confirm-did-you-ask",
+                                                   "voices-was-that-you"))
+        end = self._speak([self._phrase(key, command=said, name=seat_name(self.session, by_name or 0))],
+                          remember=False)
         self.pendings.change(prompts=0, unheard=False, asked_again=False, question=key,
                              deadline=end + self.voice.confirm_timeout_seconds)
+
+    def _ask_by_name(self, command: Command) -> None:
+        """"Ann, was that you: send north east south west?": the direction of a role's command
+        was unsure at the array (``VoiceRuling.ruling`` said ask), so its one seat is asked
+        by name; the question is that seat's (its phone shows it) and only its yes applies."""
+        acting = self._acting(command) or frozenset({0})
+        self._earcon("understood")
+        self.asked += 1
+        pending = self.pendings.open(Pending(command, self.current, heard=self._heard_text, by_name=min(acting)))
+        self._about(pending, self._ask)
 
     def _hold(self) -> None:
         """The implicit echo: nothing is applied or logged until the window closes."""
@@ -121,7 +137,7 @@ class Conversation(LoopCore):
                            command: Command | None) -> bool:
         """A line while ``pending`` waits, as ``pending.other_seat`` says; True when it was
         taken here (refused on its own, ignored, or the table took the command back)."""
-        refused = answer is None and command is not None and self._who(command, segment) != "take"
+        refused = answer is None and command is not None and self._who(command, segment) in ("refuse", "chatter")
         other = other_seat(owner=pending.seat, speaker=segment.seat if segment.phone else None,
                            answer=answer, refused=refused)
         if other is Other.REFUSE_ALONE:
@@ -172,7 +188,19 @@ class Conversation(LoopCore):
                               heard=command.canonical, asked=pending.command.canonical)
         if self._from_another_seat(pending, segment, answer, None):
             return
+        if answer == "yes" and not self._yes_of(pending, segment):
+            self.pendings.change(unheard=True)   # not that seat's yes: asked once more at the timeout
+            self._chatter()
+            return
         self._answered(pending, command, answer, segment)
+
+    def _yes_of(self, pending: Pending, segment: Segment) -> bool:
+        """Whether a yes said in ``segment`` may answer ``pending``: a question asked by name is
+        answered only from that seat's place at the array (``VoiceRuling.from_seat``) or its
+        phone (``pending.other_seat``); every other question, by anyone at the table."""
+        if pending.by_name is None or segment.phone or self.voices is None:
+            return True
+        return self.voices.from_seat(pending.by_name, segment)
 
     def _answered(self, pending: Pending, command: Command, answer: str | None, segment: Segment) -> None:
         """The open question about ``pending`` answered with ``command`` (``answer``: what it

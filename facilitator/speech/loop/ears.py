@@ -15,7 +15,7 @@ from typing import Any
 
 from ...command import Command, NotRecognized, RuntimeLists
 from ...errors import FacilitatorError, IllegalCommandError
-from ...session import CONFIRMATIONS, LOBBY
+from ...session import CONFIRMATIONS, ENROL, LOBBY
 from ..base import FirstHearing, Hypothesis, RecognitionGrammar, Recognizer, Segment
 from ..engines.grammar_build import split_wake
 from .grammars import GrammarBuilder, LoopGrammars
@@ -127,6 +127,8 @@ class Ears:
             return False
         if command.intent == "quit" or command.intent in session.referee.queries:
             return True
+        if command.intent == ENROL:   # asked first, where voice turns can take it
+            return bool(getattr(session, "learns_voices", False))
         try:
             session.referee.decide(session.state, command, random.Random(0))
         except IllegalCommandError:

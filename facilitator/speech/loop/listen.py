@@ -45,6 +45,7 @@ from ..base import (
     Speaker,
     VoiceSettings,
 )
+from .answer_window import waits
 from .applying import Applying
 from .captions import Captions, NoCaptions, StreamCaptions
 from .clock import LoopClock
@@ -127,6 +128,9 @@ class ListenLoop(Routing, Conversation, Applying):
         #: a phone's or the second microphone's button down since: "phone:N" or "ptt" -> loop time
         self._pressed: dict[str, float] = {}
         self._held_spans: list[tuple[float, float]] = []     # recent held utterances (press, release)
+        #: the endpointer cutting the table's stream (``run_audio``): an open utterance holds a
+        #: question's window open (``answer_window.waits``)
+        self._listening: _Endpointer | None = None
         for name in _COUNTS:   # figures for the docs, the game night and the session benchmark
             setattr(self, name, 0)
         #: the game's own session (behind the screens' shared one, when there is one)
@@ -188,12 +192,13 @@ class ListenLoop(Routing, Conversation, Applying):
         self._inbox.put(_Tapped(seat, "yes" if yes else "no"))
 
     def asking_seat(self) -> int | None:
-        """The seat whose phone spoke the command the open question asks about (None: no
-        question is open, or it was not spoken from a phone)."""
-        source = self.pending_from
-        if self.state is not LoopState.CONFIRMING or source is None or not source.phone:
+        """The seat whose phone spoke the command the open question asks about, or the seat
+        it asks by name ("Ann, was that you?"); None: no question is open, or it was not
+        spoken from a phone nor asked by name."""
+        pending = self.pendings.current
+        if self.state is not LoopState.CONFIRMING or pending is None:
             return None
-        return source.seat
+        return pending.seat   # the phone that spoke it, or the seat asked by name
 
     def _tapped(self, tap: _Tapped) -> None:
         """A tapped answer, taken only while the question it answers is still open."""
@@ -265,6 +270,10 @@ class ListenLoop(Routing, Conversation, Applying):
             return
         # in stream time the window closed (or the answer "came") at the deadline
         at = None if self.clock.wall else pending.deadline
+        if self.state is LoopState.CONFIRMING and self._listening is not None and waits(
+                deadline=pending.deadline, now=self.now(), speech_since=self._listening.speech_since,
+                longest=self._listening.max_seconds):
+            return   # an answer said inside the window is still coming in: it is heard first
         if self.state is LoopState.CONFIRMING:
             with self.speaking.aside() as said:
                 self._timeout(at=at)
@@ -295,9 +304,11 @@ class ListenLoop(Routing, Conversation, Applying):
                     return
                 yield frame
 
+        self._listening = endpointer if hasattr(endpointer, "speech_since") else None
         try:
             return self.run(endpointer.segments(tapped()))
         finally:
+            self._listening = None
             source.close()
 
     def continue_from(self, previous: ListenLoop) -> None:
@@ -358,4 +369,9 @@ class ListenLoop(Routing, Conversation, Applying):
 
 
 class _Endpointer(Protocol):
+    #: when the utterance held open now began (None: none is open)
+    speech_since: float | None
+    #: the longest an utterance runs (seconds)
+    max_seconds: float
+
     def segments(self, frames: Iterable[Frame]) -> Iterator[Segment]: ...

@@ -61,10 +61,16 @@ class Pending:
     verification: Verification | None = None
     #: the question open about it (its phrase key; None: an echo, or not asked yet)
     question: str | None = None
+    #: the seat asked by name ("Ann, was that you?": at a microphone array whose direction
+    #: was unsure); it owns the question: only its yes applies the command
+    by_name: int | None = None
 
     @property
     def seat(self) -> int | None:
-        """The seat whose phone said it (None: the table's microphone or another one)."""
+        """The seat the command belongs to: the one asked by name, or the seat whose phone said
+        it (None: the table's microphone or another one)."""
+        if self.by_name is not None:
+            return self.by_name
         segment = self.segment
         return segment.seat if segment is not None and segment.phone else None
 

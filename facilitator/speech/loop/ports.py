@@ -16,8 +16,9 @@ from ...session import Reply
 from ..base import Segment
 from .captions import Captions
 
-#: whose command a voice is: take it, silence (a stranger), or refuse it in words
-Ruling = Literal["take", "chatter", "refuse"]
+#: whose command a voice is: take it, silence (a stranger), refuse it in words, or (at a
+#: microphone array whose direction is unsure) ask its one owner by name, "Ann, was that you?"
+Ruling = Literal["take", "chatter", "refuse", "ask"]
 
 #: a phone's utterance answered: (seat, what was heard or None, what the referee said)
 PhoneHeard = Callable[[int, str | None, list[str]], None]
@@ -37,6 +38,10 @@ class VoiceRuling(Protocol):
 
     def ruling(self, command: Command, segment: Segment | None) -> Ruling:
         """Whose ``command`` heard in ``segment`` is."""
+        ...
+
+    def from_seat(self, seat: int, segment: Segment | None) -> bool:
+        """Whether an answer heard in ``segment`` came from ``seat``'s place (the seat asked by name)."""
         ...
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:

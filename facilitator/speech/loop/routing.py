@@ -247,6 +247,9 @@ class Routing(LoopCore):
             self._short_answer(command, hearing, aside=aside, acceptable=acceptable)
             return
         self._unanswered = None
+        if self._who(command, self.current) == "ask":   # who spoke is unsure: its one seat is asked
+            self._ask_by_name(command)
+            return
         if verdict in (Take.ASK, Take.HOLD):
             self._earcon("understood")
             self._open(command, self.current)
@@ -281,7 +284,7 @@ class Routing(LoopCore):
         """A stranger's voice is chatter; a role's command from another seat (its phone, or
         its voice) is refused in words once; True when the command stops here."""
         ruling = self._who(command, segment)
-        if ruling == "take":
+        if ruling in ("take", "ask"):
             return False
         reply: Reply | None = None
         if segment is not None and segment.phone:

@@ -38,7 +38,8 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
     v.add_argument("--array", metavar="GEOMETRY",
                    help="the microphone (or --audio-in's recording) is a microphone array: respeaker-4mic-hat, "
                         "respeaker-usb-v2, ps3-eye or positions in mm \"x,y; x,y; ...\"; each voice's "
-                        "bearing names its seat (docs/voice-loop.md)")
+                        "bearing names its seat, live or recorded (this turns voice turns on: not with "
+                        "--voices off; docs/voice-loop.md)")
     v.add_argument("--ptt-input", metavar="NAME|INDEX",
                    help="a second microphone (a headset, a handheld) heard only while push-to-talk is held")
     v.add_argument("--output-device", metavar="NAME|INDEX", help="speaker by name or index")
@@ -52,8 +53,8 @@ def add_arguments(play: argparse.ArgumentParser) -> None:
                    help="the second engine's Whisper: tiny (default) or base (the whisper-base extra)")
     v.add_argument("--voices", choices=("auto", "on", "off"), metavar="MODE",
                    help="learn each seat's voice so a role's command is taken only from that seat: "
-                        "auto (on with the speakers extra, off in the light mode), on or off "
-                        "(see docs/speakers.md)")
+                        "auto (on with the speakers extra or a microphone array, off in the light mode "
+                        "and for a recording without --array), on or off (see docs/speakers.md)")
     v.add_argument("--wake-phrase", action="store_true",
                    help="listen for a command only after the wake phrase (grammars/common.toml, "
                         "[lists.wake])")
@@ -91,14 +92,21 @@ def voice_settings(args: argparse.Namespace) -> VoiceSettings:
 
 
 def array_geometry(args: argparse.Namespace) -> Geometry | None:
-    """The microphone array ``--array`` (or ``devices.array``) names; None without one."""
+    """The microphone array ``--array`` (or ``devices.array``) names; None without one.  An
+    array names each seat by where it speaks, which is voice turns: with ``--voices off``
+    it is refused in one line."""
     text = getattr(args, "array", None)
     if not text:
         return None
     try:
-        return find_geometry(text)
+        geometry = find_geometry(text)
     except ValueError as exc:
         raise OptionsError(f"--array: {exc}") from None
+    if getattr(args, "voices", None) == "off":
+        raise OptionsError(f"--array {text}: the array names each seat by where it speaks, which needs "
+                           "voice turns; --voices off (or listening.voices = \"off\") turns them off: "
+                           "leave out one of the two")
+    return geometry
 
 
 def run(session: Session, opening: Reply, args: argparse.Namespace,
@@ -203,10 +211,13 @@ def _silence() -> Any:
 
 
 def voices_mode(args: argparse.Namespace, *, live: bool) -> str:
-    """``--voices`` as play runs it: ``auto`` asks the seats only at a live table (a
-    microphone); a recording (``--audio-in``) has nobody to ask, so ``on`` is needed there."""
+    """``--voices`` as play runs it: ``auto`` asks the seats at a live table (a microphone),
+    and at a microphone array (``--array``, ``devices.array``) live or recorded alike: a
+    table recorded at an array holds its enrollment lines, and its directions are what
+    the array is for.  A recording without an array has nobody to ask (``on`` is
+    needed there)."""
     mode = getattr(args, "voices", None) or "auto"
-    return "off" if mode == "auto" and not live else str(mode)
+    return "off" if mode == "auto" and not live and not getattr(args, "array", None) else str(mode)
 
 
 def engine_mode(args: argparse.Namespace) -> str:

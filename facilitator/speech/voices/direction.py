@@ -3,9 +3,13 @@
 A geometry names where the array's raw microphones are (millimetres, in the
 array's plane) and which channels of the input carry them::
 
-    respeaker-4mic-hat   4 microphones on a square, 45.7 mm apart (channels 0-3)
-    respeaker-usb-v2     4 raw microphones on a circle of 32 mm radius (channels 1-4;
-                         channel 0 is the array's own processed voice)
+    respeaker-4mic-hat   4 microphones on a circle 81.3 mm across (opposite pairs 0-2 and
+                         1-3, as Seeed's own direction code has them), channels 0-3:
+                         0 at (-40.6, 0), 1 at (0, 40.6), 2 at (40.6, 0), 3 at (0, -40.6) mm
+    respeaker-usb-v2     4 raw microphones on a circle of 32 mm radius, channels 1-4 (the
+                         6-channel firmware; channel 0 is the array's own processed voice,
+                         channel 5 its playback): 1 at (-32, 0), 2 at (0, -32), 3 at
+                         (32, 0), 4 at (0, 32) mm
     ps3-eye              4 microphones in a line, 20 mm apart (channels 0-3)
     "x,y; x,y; ..."      your own: one position a microphone, in millimetres, on
                          channels 0, 1, ... in that order
@@ -71,19 +75,14 @@ class Geometry:
         return self.name
 
 
-def _square(side_mm: float) -> tuple[tuple[float, float], ...]:
-    h = side_mm / 2
-    return ((h, h), (-h, h), (-h, -h), (h, -h))
-
-
-def _circle(radius_mm: float, count: int) -> tuple[tuple[float, float], ...]:
-    return tuple((round(radius_mm * np.cos(2 * np.pi * k / count), 6),
-                  round(radius_mm * np.sin(2 * np.pi * k / count), 6)) for k in range(count))
-
-
+#: the arrays' microphones in channel order, as the ODAS project's configurations for these
+#: boards place them (x, y in mm, the board seen from above); the HAT's spacing is also Seeed's
+#: own (81.27 mm between opposite microphones in its direction-of-arrival code)
 GEOMETRIES: dict[str, Geometry] = {
-    "respeaker-4mic-hat": Geometry("respeaker-4mic-hat", _square(45.7), (0, 1, 2, 3), 0),
-    "respeaker-usb-v2": Geometry("respeaker-usb-v2", _circle(32.0, 4), (1, 2, 3, 4), 0),
+    "respeaker-4mic-hat": Geometry("respeaker-4mic-hat", ((-40.6, 0.0), (0.0, 40.6), (40.6, 0.0), (0.0, -40.6)),
+                                   (0, 1, 2, 3), 0),
+    "respeaker-usb-v2": Geometry("respeaker-usb-v2", ((-32.0, 0.0), (0.0, -32.0), (32.0, 0.0), (0.0, 32.0)),
+                                 (1, 2, 3, 4), 0),
     "ps3-eye": Geometry("ps3-eye", ((-30.0, 0.0), (-10.0, 0.0), (10.0, 0.0), (30.0, 0.0)), (0, 1, 2, 3), 0),
 }
 

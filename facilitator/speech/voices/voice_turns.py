@@ -11,8 +11,17 @@ then routes three things through it, and acts on what it returns:
   the referee's ``acting_seats`` who may give the command now (``speakers.rule``):
   ``"chatter"`` (a stranger's voice: silence), ``"refuse"`` (a sure match to
   another seat: ``refusal`` logs it and gives the words, said once until the game
-  moves), or ``"take"`` (an unsure one is taken as without voices);
-* ``typed(text)``: ``enrol N`` (typed, or a phone's button) asks seat N to speak.
+  moves), ``"take"`` (an unsure one is taken as without voices), or at an array
+  ``"ask"`` (the direction is unsure: the one seat that may give it is asked by
+  name, "Ann, was that you?", and ``from_seat`` says whether a yes came from her
+  place);
+* ``typed(text)``: ``enrol N`` (typed, said as a command, or a phone's button) asks
+  seat N to speak.
+
+An enrollment line is that seat's only when it comes from no other enrolled seat's
+place (``enrolment.place``): a line from another seat's bearing is that seat
+speaking again, and the seat asked is asked again by name.  At an array the seat
+map (``seat_map``) is shown on the table screen.
 
 At a microphone array (``--array``, ``devices.array``) each utterance also has a
 bearing (``direction.py``, from the raw microphones the segment carries), each
@@ -43,10 +52,12 @@ import numpy as np
 from ...command import Command
 from ...session import Reply
 from ..base import Segment
-from ..loop.ports import Ruling, TableLoop
+from ..loop.ports import TableLoop
 from . import seats as by_direction
 from .direction import Bearing, Geometry, finder
+from .enrolment import Clash, Placing, place
 from .refusal import refuse, seat_name
+from .seats import AskingRuling
 from .speakers import (
     DEFAULT,
     UNKNOWN,
@@ -92,6 +103,9 @@ class VoiceTurns:
         #: pairs of seats whose voices are too alike to tell apart (said once, at enrollment)
         self.alike: set[tuple[int, int]] = set()
         self.close_seats: set[tuple[int, int]] = set()
+        #: the asked seat's last line that landed on another seat, and the pairs asked again
+        self._clash: dict[int, Clash] = {}
+        self.remapped: set[frozenset[int]] = set()
         # figures
         self.refused = 0
         self.strangers = 0
@@ -99,6 +113,8 @@ class VoiceTurns:
         loop.voices = self
         loop.captions = _NamingCaptions(loop.captions, self)
         loop.game_session.learns_voices = True   # the seats' screens offer "Learn my voice"
+        if array is not None:                     # the table screen shows where each seat speaks from
+            loop.game_session.seat_map = self.seat_map
 
     @classmethod
     def attach(cls, loop: TableLoop, mode: str, *, second_engine: str | None = None,
@@ -193,16 +209,34 @@ class VoiceTurns:
         bearing = self.bearing(segment)
         if bearing is not None and bearing.clarity < self.direction.min_clarity:
             bearing = None
-        if embedding is None and bearing is None:
-            if self.array is not None:      # no sure direction in this line: say it again
-                return [self._line("voices-again", name=self.name(seat))]
+        if embedding is None and bearing is None and self.array is None:
             self.asking, self.queue = None, []
             return [self._line("voices-unavailable")]
-        replace = self._replace
         where = None if bearing is None else bearing.degrees
+        placed = place(at_array=self.array is not None, bearing=where, voice_of=self._voice_of(embedding, seat),
+                       others={s: b for s, b in self.prints.bearings.items() if s != seat},
+                       clash=self._clash.get(seat), remapped=self.remapped, asked=seat, limits=self.direction)
+        if placed.kind is Placing.AGAIN:    # no sure direction in this line: say it again
+            return [self._line("voices-again", name=self.name(seat))]
+        if placed.kind in (Placing.OTHER, Placing.NEAR):
+            assert placed.clash is not None and placed.other is not None
+            self._clash[seat] = placed.clash
+            key = "voices-other-seat" if placed.kind is Placing.OTHER else "voices-near-seat"
+            return [self._line(key, name=self.name(seat), other=self.name(placed.other))]
+        self._clash.pop(seat, None)
+        replace = self._replace
         self._save(lambda: self.prints.add(seat, embedding, replace=replace, bearing=where))
-        said = [self._line("voices-thanks", name=self.name(seat)), *self._alike_now(seat),
-                *self._close_now(seat)]
+        said = [self._line("voices-thanks", name=self.name(seat))]
+        if placed.kind is Placing.REMAP:     # twice from one seat's place: that seat's line is in doubt
+            other = placed.other
+            assert other is not None
+            self.remapped.add(frozenset({seat, other}))
+            self._save(lambda: self.prints.forget(other))
+            self.queue = [other, *(s for s in self.queue if s != other)]
+            said.append(self._line("voices-remap", name=self.name(other)))
+        said += self._alike_now(seat)
+        if placed.kind is Placing.CLOSE:
+            said += self._close_now(seat)
         if self.queue:
             said.append(self._next_question())
         else:
@@ -210,6 +244,17 @@ class VoiceTurns:
             if not replace:
                 said.append(self._line("voices-done"))
         return said
+
+    def _voice_of(self, embedding: np.ndarray | None, asked: int) -> int | None:
+        """Without an array: the other enrolled seat whose voice ``embedding`` surely is (at
+        least as alike as two voices the table's microphone cannot tell apart), or None."""
+        if embedding is None or self.array is not None:
+            return None
+        scores = similarities(embedding, {s: v for s, v in self.prints.seats.items() if s != asked})
+        verdict = identify(scores, self.limits) if scores else UNKNOWN
+        if verdict.sure and verdict.seat is not None and verdict.similarity >= self.limits.too_close:
+            return verdict.seat
+        return None
 
     def _save(self, write: Callable[[], None]) -> None:
         try:
@@ -229,13 +274,20 @@ class VoiceTurns:
         return said
 
     def _close_now(self, seat: int) -> list[str]:
-        """Say once, by name, that ``seat`` sits too close to another for the array."""
+        """Say once, by name, that ``seat`` sits closer to another than the array separates
+        (after both were asked again: ``enrolment.place``), so the referee will ask which spoke."""
         said = []
         for a, b, _ in by_direction.too_close(self.prints.bearings, self.direction):
             if seat in (a, b) and (a, b) not in self.close_seats:
                 self.close_seats.add((a, b))
                 said.append(self._line("voices-seats-close", first=self.name(a), second=self.name(b)))
         return said
+
+    def seat_map(self) -> tuple[tuple[int, str, int | None], ...]:
+        """Where each seat speaks from at the array, for the table screen: (seat, name, bearing
+        in whole degrees, or None while the seat has no place yet)."""
+        return tuple((seat, self.name(seat), None if (b := self.prints.bearings.get(seat)) is None
+                      else round(b) % 360) for seat in range(1, len(self._names()) + 1))
 
     def typed(self, text: str) -> bool:
         """``enrol N`` (also ``enroll seat N``): ask seat N to speak to the table's microphone."""
@@ -322,9 +374,10 @@ class VoiceTurns:
             return Verdict("seat", seat, scores.get(seat, 0.0))
         return voice
 
-    def ruling(self, command: Command, segment: Segment | None) -> Ruling:
+    def ruling(self, command: Command, segment: Segment | None) -> AskingRuling:
         """What the voice in ``segment`` makes of ``command`` (nothing is said or logged):
-        take it, chatter (a stranger), or refuse it (another seat's command)."""
+        take it, chatter (a stranger), refuse it (another seat's command), or at an array
+        whose direction is unsure, ask its one owner by name (``seats.combined_rule``)."""
         scores = self.scores(segment)
         seat = self.seat_by_direction(segment)
         session = self.loop.session
@@ -332,6 +385,11 @@ class VoiceTurns:
         # alike seats are ruled as any others: the right seat was refused in none of the
         # speaker benchmark's rows, similar pairs included, so a refusal is still worth having
         return by_direction.combined_rule(seat, scores, acting, self.prints.bearings, self.limits)
+
+    def from_seat(self, seat: int, segment: Segment | None) -> bool:
+        """Whether an answer heard in ``segment`` came from ``seat``'s place at the array (the
+        seat asked "Ann, was that you?": ``seats.answer_from``)."""
+        return by_direction.answer_from(self.bearing(segment), seat, self.prints.bearings, self.direction)
 
     def refusal(self, command: Command, segment: Segment | None) -> Reply | None:
         """Refuse a role's command said in another seat's voice: logged, and the words to

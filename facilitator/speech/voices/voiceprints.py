@@ -137,6 +137,13 @@ class Voiceprints:
             self.bearings.pop(seat, None)
         self.save()
 
+    def forget(self, seat: int) -> None:
+        """``seat``'s lines and place are in doubt (another seat spoke twice from there): it
+        enrols again; kept."""
+        self.seats.pop(seat, None)
+        self.bearings.pop(seat, None)
+        self.save()
+
     def move(self, seat: int, bearing: float) -> None:
         """``seat`` now speaks from ``bearing`` (a player leaned); kept."""
         self.bearings[seat] = float(bearing) % 360.0
