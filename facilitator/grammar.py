@@ -69,6 +69,9 @@ class _CommandModel(BaseModel):
     confirm: bool | Literal["always", "unsure"] = False
     #: answer-only forms: heard only as the answer to an open question (``answers=True``)
     answer: list[str] = []
+    #: answer-only forms that are also loose: typed or in free text only, never in a decoding
+    #: grammar (a question's JSGF with them missed a clean "yes")
+    loose_answer: list[str] = []
     #: loose forms: understood typed and in the second engine's free text, kept out of the
     #: closed decoding grammars (pocketsphinx's JSGF, the phrase lists), where table talk
     #: was measured to decode to them
@@ -87,6 +90,21 @@ class _SkipModel(BaseModel):
     spoken_trail: list[str] = []
 
 
+class _MeaningModel(BaseModel):
+    """What the meaning stage reads besides the forms (``facilitator/meaning/``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: a word read as another before slot values are found ("third" -> "three", "stripy" -> "striped")
+    same: dict[str, str] = {}
+    #: sounds that carry no meaning ("um", "er"): dropped before anything else
+    fillers: list[str] = []
+    #: what a player says to take back the value just said ("no wait", "I mean"): the values
+    #: of a list said after it replace those said before it
+    corrections: list[str] = []
+    #: small words that may stand inside a slot's phrase ("bottom on the right", "sun and key")
+    glue: list[str] = []
+
+
 class _FileModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
     lists: dict[str, _ListModel] = {}
@@ -95,6 +113,17 @@ class _FileModel(BaseModel):
     skip: _SkipModel = _SkipModel()
     contractions: dict[str, str] = {}
     expansions: dict[str, str] = {}
+    meaning: _MeaningModel = _MeaningModel()
+
+
+@dataclass(frozen=True)
+class MeaningWords:
+    """The meaning stage's words of one grammar (``[meaning]``, game files first)."""
+
+    same: dict[str, str]
+    fillers: frozenset[str]
+    corrections: tuple[str, ...]
+    glue: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -273,6 +302,10 @@ class Grammar:
         self.common_intents: set[str] = set()
         self.contractions: dict[str, str] = {}
         self.expansions: dict[str, str] = {}
+        same: dict[str, str] = {}
+        fillers: set[str] = set()
+        corrections: list[str] = []
+        glue: set[str] = set()
         lead: list[str] = []
         trail: list[str] = []
         spoken_lead: list[str] = []
@@ -282,10 +315,16 @@ class Grammar:
                 self.contractions.setdefault(short.lower(), " ".join(full.lower().split()))
             for rule, body in model.expansions.items():
                 self.expansions.setdefault(rule, body)
+            for word, meant in model.meaning.same.items():
+                same.setdefault(" ".join(word.lower().split()), " ".join(meant.lower().split()))
+            fillers.update(w.lower() for w in model.meaning.fillers)
+            corrections += [" ".join(w.lower().split()) for w in model.meaning.corrections]
+            glue.update(w.lower() for w in model.meaning.glue)
             lead += model.skip.lead
             trail += model.skip.trail
             spoken_lead += model.skip.spoken_lead
             spoken_trail += model.skip.spoken_trail
+        self.meaning = MeaningWords(same, frozenset(fillers), tuple(dict.fromkeys(corrections)), frozenset(glue))
         #: skip words, longest first, each also in its uncontracted form ("let's", "let us")
         self.skip_lead = self._skip_words(lead)
         self.skip_trail = self._skip_words(trail)
@@ -309,7 +348,8 @@ class Grammar:
         # a common phrase that a game uses for its own command is the game's there
         # (Two Windows "more" reveals; elsewhere "more" pages)
         game_sources = {src for name, model in files if not name.endswith("/common.toml")
-                        for cmd in model.commands for src in (*cmd.say, *cmd.type, *cmd.answer, *cmd.loose)}
+                        for cmd in model.commands
+                        for src in (*cmd.say, *cmd.type, *cmd.answer, *cmd.loose, *cmd.loose_answer)}
         for name, model in files:
             for index, cmd in enumerate(model.commands):
                 entry = f"command {index + 1} ({cmd.intent})"
@@ -323,11 +363,12 @@ class Grammar:
                     self.confirmed.add(cmd.intent)
                 if cmd.confirm == "always":
                     self.always_confirmed.add(cmd.intent)
-                if not cmd.say and not cmd.type and not cmd.answer and not cmd.loose:
+                if not cmd.say and not cmd.type and not cmd.answer and not cmd.loose and not cmd.loose_answer:
                     raise GrammarError(name, entry, "has neither say nor type templates")
                 sources = ([(s, False, False, False) for s in cmd.say] + [(s, True, False, False) for s in cmd.type]
                            + [(s, False, True, False) for s in cmd.answer]
-                           + [(s, False, False, True) for s in cmd.loose])
+                           + [(s, False, False, True) for s in cmd.loose]
+                           + [(s, False, True, True) for s in cmd.loose_answer])
                 if not 0 <= cmd.echo < max(len(cmd.say), 1):
                     raise GrammarError(name, entry, f"echo {cmd.echo} names no say form")
                 for place, (source, typed_only, answer_only, loose) in enumerate(sources):

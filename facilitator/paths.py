@@ -42,3 +42,14 @@ def data_dir(explicit: str | Path | None = None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("facilitator", appauthor=False))
+
+
+def cache_dir() -> Path:
+    """``$FACILITATOR_CACHE_DIR``, else the platform's user cache dir: what can be made
+    again (the meaning stage's trained weights), never a table's data."""
+    env = os.environ.get("FACILITATOR_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("facilitator", appauthor=False))

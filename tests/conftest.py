@@ -34,5 +34,8 @@ def _isolated_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("FACILITATOR_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     # nor the user's settings file (a missing file means the defaults)
     monkeypatch.setenv("FACILITATOR_CONFIG", str(tmp_path_factory.mktemp("config") / "config.toml"))
+    # the meaning stage's trained weights: made once for the run (and its subprocesses), kept
+    # beside pytest's temporary folders so a second run on the same machine reads them back
+    monkeypatch.setenv("FACILITATOR_CACHE_DIR", str(tmp_path_factory.getbasetemp().parent / "facilitator-cache"))
 
 
