@@ -108,6 +108,14 @@ def handle_line(taker: LineTaker, text: str) -> Reply:
     if unfit is not None:
         return taker.reject(text, unfit.key, unfit.reason, **unfit.fields)
     command = taker.parse(text)
+    if isinstance(command, NotRecognized) and getattr(taker, "meaning", None) is not None:
+        found = taker.understand(text)   # type: ignore[attr-defined]
+        if found.command is not None and found.by == "meaning":
+            taker.suggested = found.command   # type: ignore[attr-defined]
+            said = taker.grammar.render(found.command.canonical,   # type: ignore[attr-defined]
+                                        lists=taker.referee.runtime_lists(taker.state)) or found.command.canonical  # type: ignore[attr-defined]
+            return taker.reject(text, "meaning-did-you-mean", f"not understood; asked {found.command.canonical!r}",
+                                command=None, asked=said)
     if isinstance(command, NotRecognized):
         usage = getattr(taker, "usage_key", None)
         key = usage(text) if usage is not None else None
@@ -190,6 +198,11 @@ class Session:
         self.heard: Callable[[], tuple[bool, int | None]] | None = None
         #: voice turns are on: a seat may be asked to say its line (its screen offers it)
         self.learns_voices = False
+        #: a typed line's command found by meaning, asked ("Did you mean ...?"): the next
+        #: line's yes applies it, anything else drops it
+        self.suggested: Command | None = None
+        #: whether the meaning stage places typed lines the grammar does not parse
+        self.understands = True
         #: at a microphone array, where each seat speaks from (voice turns set it): (seat, name,
         #: degrees or None) for the table screen; None without an array
         self.seat_map: Callable[[], tuple[tuple[int, str, int | None], ...]] | None = None
@@ -341,8 +354,49 @@ class Session:
         return self.referee.legal_intents(self.state) | self.grammar.common_intents
 
     def handle(self, text: str) -> Reply:
-        """A typed line: parse it and apply it (typed commands are not confirmed)."""
+        """A typed line: parse it and apply it (typed commands are not confirmed).  A line
+        the grammar does not parse may be placed by meaning: it is asked ("Did you mean:
+        turn card one?"), logged as refused, and applied when the next line says yes."""
+        suggested, self.suggested = self.suggested, None
+        if suggested is not None:
+            answer = self.grammar.parse(text, intents=CONFIRMATIONS, answers=True)
+            if isinstance(answer, Command) and answer.intent == "yes":
+                return self.execute(suggested)
+            if isinstance(answer, Command):
+                return self._answer(answer, [self.phrases.say("confirm-cancelled")])
         return handle_line(self, text)
+
+    @property
+    def meaning(self) -> Any:
+        """This game's meaning stage (None: typed lines are not placed by meaning)."""
+        if not self.understands:
+            return None
+        from .meaning import stage_for
+
+        return stage_for(self.referee.name)
+
+    def understand(self, text: str, *, typed: bool = True, narrow: bool = True) -> Any:
+        """``text`` understood: by the grammar (narrowed to what could be legal now), else by
+        the meaning stage among the commands the rules would take now (``meaning.understand``)."""
+        from .meaning import understand
+
+        return understand(text, grammar=self.grammar, meaning=self.meaning, typed=typed,
+                          intents=self.legal_intents() if narrow else None,
+                          lists=self.referee.runtime_lists(self.state), acceptable=self.acceptable_now)
+
+    def acceptable_now(self, command: Command) -> bool:
+        """Whether the rules would take ``command`` now (a query or a control always; nothing
+        is logged): what meaning offers must be something a yes can apply."""
+        intent = command.intent
+        if intent in CONFIRMATIONS or intent in LOBBY:
+            return False
+        if self.changes_nothing(command) or intent == "quit":
+            return True
+        try:
+            self.referee.decide(self.state, command, random.Random(0))
+        except IllegalCommandError:
+            return False
+        return True
 
     def changes_nothing(self, command: Command) -> bool:
         """Whether ``command`` only asks or answers (a query, a control): a typed line

@@ -87,6 +87,9 @@ class Hypothesis:
     text: str
     score: float | None = None
     sure: bool = False
+    #: what a free transcriber (Whisper) wrote, n-best, folded to the grammar's words: the
+    #: meaning stage reads it when ``text`` is no command (empty: not heard freely)
+    free: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

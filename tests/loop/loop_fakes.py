@@ -121,7 +121,9 @@ class TwoStageRecognizer(ScriptedRecognizer):
     """Two engines, scripted: ``"FIRST=>VERDICT"`` is heard as FIRST by the fast engine and
     as VERDICT by the two together (``=>`` alone: the verdict is nothing; no ``=>``: both
     hear the same).  The verdict is sure unless it starts with ``unsure:``; the first
-    hearing never is.  ``cpu_seconds``: CPU time each verdict spends (so a loop on stream
+    hearing never is.  A verdict ``free:WORDS`` is what a free transcriber wrote and no
+    phrase of the grammar (``Hypothesis.free``, for the meaning stage); ``PHRASE|free:WORDS``
+    is a phrase of the grammar with those free words beside it.  ``cpu_seconds``: CPU time each verdict spends (so a loop on stream
     time has it in that many seconds times its ``verify_cpu_scale``)."""
 
     name = "scripted-two-stage"
@@ -157,9 +159,13 @@ class TwoStageRecognizer(ScriptedRecognizer):
         parts = self._parts(pcm)
         if parts is None or not parts[1]:
             return None
-        text, sure = (parts[1][len("unsure:"):], False) if parts[1].startswith("unsure:") else (parts[1], True)
+        verdict, _, free = parts[1].partition("|free:") if "|free:" in parts[1] else (parts[1], "", "")
+        if verdict.startswith("free:"):
+            self.verdicts.append(verdict)
+            return Hypothesis("", sure=False, free=(verdict[len("free:"):],))
+        text, sure = (verdict[len("unsure:"):], False) if verdict.startswith("unsure:") else (verdict, True)
         self.verdicts.append(text)
-        return Hypothesis(text, sure=sure) if text in grammar.phrases else None
+        return Hypothesis(text, sure=sure, free=(free,) if free else ()) if text in grammar.phrases else None
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:
         return self.verify(pcm, grammar, self.hear_first(pcm, grammar))

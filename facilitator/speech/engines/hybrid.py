@@ -196,15 +196,6 @@ def _rescued(ps_text: str, ranked: list[Scores], limits: Thresholds, commands: M
             and lead >= limits.rescue_lead)
 
 
-#: Whisper's free text that is no command as it stands is matched to the nearest legal
-#: command (``free_text_hearing``): accepted, unsure (so asked), when its spelling
-#: similarity (rapidfuzz ``ratio``, 0-100) reaches ``FUZZY_MIN`` and leads every other
-#: command's by ``FUZZY_MARGIN`` ("how many crisps are left" is 83 from "how many are
-#: left": table talk stays below)
-FUZZY_MIN = 88.0
-FUZZY_MARGIN = 6.0
-
-
 def first_of_repeats(text: str) -> str:
     """``text`` once when Whisper wrote it again and again ("what's on card two what's on
     card two what's on", its loop on a short clip): the words up to where they repeat."""
@@ -216,7 +207,7 @@ def first_of_repeats(text: str) -> str:
     return text
 
 
-def free_text_hearing(heard: list[str], ranked: list[Scores], ps_text: str | None,
+def free_text_hearing(heard: list[str], ps_text: str | None,
                       commands: Mapping[str, str] | None) -> Hypothesis | None:
     """What Whisper wrote freely, when the rescoring of the legal phrases (``decide``) gave nothing.
 
@@ -224,33 +215,21 @@ def free_text_hearing(heard: list[str], ranked: list[Scores], ps_text: str | Non
     punctuation, digits spelled).  A text the grammar's own parser reads (``commands``
     parses a phrase with skip words and contractions: "okay let's send north east south
     west") is the hearing: sure when pocketsphinx heard the same command, else unsure.
-    Otherwise the nearest of the scored legal phrases (one per command: its best) by
-    spelling is accepted unsure when it reaches ``FUZZY_MIN`` and leads the nearest other
-    command by ``FUZZY_MARGIN``; the loop then asks ("Send north east south west?").
+    Otherwise the words are handed on as they are (``Hypothesis.free`` with no text): the
+    listen loop's meaning stage may place them, and what it finds is asked, never applied
+    as heard.  (A nearest phrase by spelling was accepted here before, unsure, and an
+    unsure free move was then echoed and applied: "um card one goes top right" placed
+    card two.)
     """
-    if not commands:
-        return None
     texts = [h for h in dict.fromkeys(first_of_repeats(h) for h in heard) if h]
-    for text in texts:
-        said = commands.get(text)
-        if said is not None:
-            return Hypothesis(text, None, bool(ps_text) and commands.get(ps_text or "") == said)
-    if not texts or not ranked:
+    if not texts:
         return None
-    from rapidfuzz import fuzz
-
-    best: dict[str, tuple[float, str]] = {}
-    for scored in ranked:
-        command = _command(scored.phrase, commands)
-        near = max(fuzz.ratio(scored.phrase, text) for text in texts)
-        if command not in best or near > best[command][0]:
-            best[command] = (near, scored.phrase)
-    order = sorted(best.values(), reverse=True)
-    top, phrase = order[0]
-    runner = order[1][0] if len(order) > 1 else 0.0
-    if top >= FUZZY_MIN and top - runner >= FUZZY_MARGIN:
-        return Hypothesis(phrase, None, False)
-    return None
+    for text in texts:
+        said = commands.get(text) if commands else None
+        if said is not None:
+            return Hypothesis(text, None, bool(ps_text) and commands.get(ps_text or "") == said,  # type: ignore[union-attr]
+                              free=tuple(texts))
+    return Hypothesis("", None, False, free=tuple(texts))
 
 
 class HybridRecognizer:
@@ -305,10 +284,14 @@ class HybridRecognizer:
                           for s in self.whisper.last.get("ranked", [])]
             self.last = {**self.last, "ranked": ranked}
         decided = decide(ps_text, ranked, self.mode, self.limits, grammar.commands)
-        if decided is None and self.mode == "always":
-            heard = self.whisper.last.get("heard") or []
-            decided = free_text_hearing(list(heard), ranked or [], ps_text, grammar.commands)
-            self.last["free text"] = decided is not None
+        if self.mode == "always":
+            heard = list(self.whisper.last.get("heard") or [])
+            if decided is None:
+                decided = free_text_hearing(heard, ps_text, grammar.commands)
+                self.last["free text"] = decided is not None and bool(decided.text)
+            else:   # the free words go with the choice: the listen loop reads them against it
+                texts = tuple(h for h in dict.fromkeys(first_of_repeats(h) for h in heard) if h)
+                decided = Hypothesis(decided.text, decided.score, decided.sure, free=texts)
         return decided
 
     def decode(self, pcm: bytes, grammar: RecognitionGrammar) -> Hypothesis | None:

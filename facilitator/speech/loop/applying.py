@@ -5,9 +5,10 @@ voice controls, and the seat the session's log names for a voice command.
 from __future__ import annotations
 
 from ...command import Command
-from ...session import Reply
+from ...session import CONTROLS, Reply
 from ..base import Segment
 from .core import CONFIRM_INTENTS, HOLD_ANSWERS, LoopCore, LoopState
+from .pending import Pending
 from .voice_controls import step
 
 
@@ -41,6 +42,18 @@ class Applying(LoopCore):
             self.state = LoopState.DONE
         else:
             self._after_command()
+
+    def _apply_asked(self, pending: Pending) -> None:
+        """A pending command the table said yes to: a voice control changes the voice, a
+        repeat says the last words again, anything else is applied."""
+        intent = pending.command.intent
+        if intent in CONTROLS:
+            self._control(intent)
+        elif intent == "repeat":
+            self._speak(self.last_said or [self._phrase("nothing-to-repeat")], remember=False)
+            self._after_command()
+        else:
+            self._apply(pending.command, source=pending.segment)
 
     def _failed(self, said: list[str], usage: str | None) -> None:
         """A command addressed to the referee was not understood: say so, with a hint
@@ -93,8 +106,10 @@ class Applying(LoopCore):
         pending = self.pendings.close()
         self.state = LoopState.LISTENING
         if answer.intent == "yes" and pending is not None:
-            self._apply(pending.command, source=pending.segment)
+            self._apply_asked(pending)
             return True
+        if pending is not None and pending.by_meaning:
+            self.understanding.declined(pending.command)
         self.undone += 1 if holding else 0
         self._speak([self._phrase("confirm-cancelled")], remember=False)
         self._after_command()

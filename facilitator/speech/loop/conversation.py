@@ -18,7 +18,14 @@ from collections.abc import Callable
 from ...command import Command
 from ..base import Segment
 from ..voices.refusal import seat_name
-from .core import CONFIRM_INTENTS, HOLD_ANSWERS, QUESTION_ASIDES, LoopCore, LoopState
+from .core import (
+    CONFIRM_INTENTS,
+    HOLD_ANSWERS,
+    LIGHT_QUESTIONS,
+    QUESTION_ASIDES,
+    LoopCore,
+    LoopState,
+)
 from .pending import Other, Pending, other_seat
 from .policy import Hearing, HoldTake, VerifyTake, after_verify, answer_again, during_hold
 from .verify import Verification
@@ -42,9 +49,8 @@ class Conversation(LoopCore):
         if by_name is not None and key == "confirm-ask":
             key = "voices-was-that-you"   # asked again (repeat, a correction): still by name
         # "Send north east south west. Is that right?"; "Sorry, did you say send west ...?"
-        said = self._said_form(capital=key not in ("verify-did-you-say", "confirm-did-you-ask",
-                                                   "voices-was-that-you"))
-        end = self._speak([self._phrase(key, command=said, name=seat_name(self.session, by_name or 0))],
+        said = self._said_form(capital=key not in (*LIGHT_QUESTIONS, "verify-did-you-say", "voices-was-that-you"))
+        end = self._speak([self._phrase(key, command=said, asked=said, name=seat_name(self.session, by_name or 0))],
                           remember=False)
         self.pendings.change(prompts=0, unheard=False, asked_again=False, question=key,
                              deadline=end + self.voice.confirm_timeout_seconds)
@@ -171,9 +177,12 @@ class Conversation(LoopCore):
             if line is None or not self._from_another_seat(pending, segment, None, line):
                 self._chatter()   # another seat's talk is no answer to this seat's question
             return
-        if pending.question == "confirm-did-you-ask" and (command is None or command.intent not in CONFIRM_INTENTS):
-            # "Did you ask ...?" is a light question: a line that is no yes or no closes it
-            # quietly and is heard as any line is (the player said the next command instead)
+        if pending.question in LIGHT_QUESTIONS and (command is None or command.intent not in CONFIRM_INTENTS):
+            # "Did you ask ...?" and "Did you mean ...?" are light questions: a line that is no
+            # yes or no closes it quietly and is heard as any line is (the player said the
+            # next command instead)
+            if pending.by_meaning:
+                self.understanding.declined(pending.command)
             self.pendings.close()
             self.state = LoopState.LISTENING
             self._hear_listening(segment)
@@ -229,9 +238,11 @@ class Conversation(LoopCore):
         self.pendings.close()
         self.state = LoopState.LISTENING
         if answer == "yes":
-            self._apply(pending.command, source=pending.segment)
-        else:
-            self._speak([self._phrase("confirm-cancelled")], remember=False)
+            self._apply_asked(pending)
+            return
+        if pending.by_meaning:
+            self.understanding.declined(pending.command)
+        self._speak([self._phrase("confirm-cancelled")], remember=False)
         self._after_command()
 
     def _said_again(self, segment: Segment, pending: Pending) -> Command | None:
@@ -343,7 +354,9 @@ class Conversation(LoopCore):
             return
         self.pendings.close()
         self.state = LoopState.LISTENING
-        if pending is not None and pending.question == "confirm-did-you-ask" and not pending.unheard:
+        if pending is not None and pending.by_meaning:
+            self.understanding.declined(pending.command)
+        if pending is not None and pending.question in LIGHT_QUESTIONS and not pending.unheard:
             self._after_command()   # "Did you ask ...?" met with silence: it was table talk
             return
         key = "confirm-not-caught-cancelled" if pending is not None and pending.unheard else "confirm-timeout"

@@ -30,6 +30,7 @@ from .policy import Hearing
 from .ports import PhoneHeard, VoiceRuling
 from .settings import LoopSettings
 from .speaking import Speaking
+from .understanding import Understanding
 from .verify import Verification
 
 #: the answers to "... Is that right?"
@@ -41,6 +42,9 @@ HOLD_ANSWERS = frozenset({"yes", "no", "cancel", "repeat"})
 #: answers aloud without changing the game (with CONTROLS and the game's queries)
 ASIDES = frozenset({"repeat", "help", "go on", "status", "read rules"})
 PAUSED_INTENTS = frozenset({"start listening"})
+#: questions a line that is no answer closes quietly (then heard as any line): what a
+#: short answer asked back, and what the meaning stage found
+LIGHT_QUESTIONS = ("confirm-did-you-ask", "meaning-did-you-mean")
 
 
 class LoopState(str, Enum):
@@ -81,6 +85,7 @@ class LoopCore(ABC):
     clock: LoopClock
     speaking: Speaking
     ears: Ears
+    understanding: Understanding
     gate: Gate
     hints: Hints
     state: LoopState
@@ -157,6 +162,8 @@ class LoopCore(ABC):
     def _usage_for(self, text: str) -> str | None: ...
     @abstractmethod
     def _control(self, intent: str) -> None: ...
+    @abstractmethod
+    def _apply_asked(self, pending: Pending) -> None: ...
 
     # -- the loop's parts, as every part sees them ---------------------------------------
     @property

@@ -101,6 +101,11 @@ class Ears:
         woke, rest = split_wake(hyp.text, self.wake_phrases())
         return woke, rest if woke else hyp.text
 
+    def words_after_wake(self, text: str) -> str:
+        """``text`` without a wake phrase before it (the whole text when it has none)."""
+        woke, rest = split_wake(text, self.wake_phrases())
+        return rest if woke else text
+
     def answer(self, text: str, intents: frozenset[str], *, typed: bool = False) -> Command | None:
         """``text`` as one of ``intents`` (an answer to a question, a control while paused).
         When ``intents`` hold a yes or a no, the answer-only forms count too ("yep", "that's

@@ -68,6 +68,7 @@ from .ports import PhoneHeard, VoiceRuling
 from .routing import Routing
 from .settings import LoopSettings
 from .speaking import Speaking
+from .understanding import Understanding
 
 __all__ = ["ASIDES", "CONFIRM_INTENTS", "Captions", "Discarded", "ListenLoop", "LoopSettings", "LoopState",
            "StreamCaptions", "Tick"]
@@ -103,6 +104,8 @@ class ListenLoop(Routing, Conversation, Applying):
         self.speaking = Speaking(speaker, captions or NoCaptions(), self.clock, self.voice,
                                  self.settings.earcon_seconds, self.warn)
         self.ears = Ears(session, recognizer, grammar_builder)
+        self.understanding = Understanding(session, self.ears.command, self.ears.acceptable,
+                                           self.ears.words_after_wake, self.now)
         self.gate = Gate(self.settings)
         self.hints = Hints(self.settings.hint_after_failures)
         self.state = LoopState.DORMANT if self.gated else LoopState.LISTENING

@@ -61,6 +61,8 @@ class Pending:
     verification: Verification | None = None
     #: the question open about it (its phrase key; None: an echo, or not asked yet)
     question: str | None = None
+    #: found by the meaning stage: asked "Did you mean ...?", applied only on yes
+    by_meaning: bool = False
     #: the seat asked by name ("Ann, was that you?": at a microphone array whose direction
     #: was unsure); it owns the question: only its yes applies the command
     by_name: int | None = None

@@ -9,6 +9,12 @@ the listen loop, the session benchmark and the clip benchmark apply one rule
 
 Listening (``take``)::
 
+    found by meaning (words no form holds)  -> ASK    ("Did you mean: turn card one?"; yes
+                                               applies it; it is never held or applied as heard)
+    a voice control (louder, softer, slower, faster) heard unsure, or heard as another
+    command in the free words (``sure`` is then false)
+        addressed, or said again soon  -> ASK    ("Did you ask softer?")
+        otherwise                      -> CHATTER
     the fast engine's first hearing (two engines, not yet verified)
         confirm = true, the rules accept it -> HOLD_FIRST (echo now, verify meanwhile)
         anything else                       -> WAIT  (hear with both engines, then decide)
@@ -159,7 +165,9 @@ class Hearing:
     mode, pocketsphinx alone, where every hearing is unsure and a "no" said into an
     undo window is missed in talk as often as the command was); ``agreed``: both
     engines heard this intent (the fast engine's first hearing and the verdict), so
-    the line was clearly said to this game even when neither is sure of the words.
+    the line was clearly said to this game even when neither is sure of the words;
+    ``meaning``: the command was found by the meaning stage in words no form of the
+    grammar holds.
     """
 
     sure: bool = False
@@ -168,6 +176,8 @@ class Hearing:
     first: bool = False
     can_be_sure: bool = True
     agreed: bool = False
+    #: found by the meaning stage, not by a form of the grammar: asked, never applied as heard
+    meaning: bool = False
 
 
 def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
@@ -181,14 +191,19 @@ def addressed(*, woke: bool, sure: bool, armed: bool) -> bool:
 
 
 def take(hearing: Hearing, *, aside: bool, confirm: str | None, acceptable: bool,
-         quiet_refusal: bool = True) -> Take:
+         quiet_refusal: bool = True, control: bool = False) -> Take:
     """The rule of the module docstring for one command.
 
     ``confirm``: the grammar's marking (None: not marked, ``"true"``: undoable,
     ``"always"``: asked every time, ``"unsure"``: a free move echoed when heard unsure); ``acceptable``: whether the rules would
     accept the command now (an illegal one is refused at once, never echoed);
     ``quiet_refusal``: an unsure, unaddressed command the rules would refuse is
-    chatter (the lobby refuses nothing this way)."""
+    chatter (the lobby refuses nothing this way); ``control``: a voice control of the
+    referee's voice (louder, softer, slower, faster), never taken from an unsure hearing."""
+    if hearing.meaning:
+        return Take.ASK if acceptable and not hearing.first else Take.CHATTER
+    if control and not hearing.first and not hearing.sure:
+        return Take.ASK if hearing.addressed or hearing.repeated else Take.CHATTER
     if hearing.first:
         return Take.HOLD_FIRST if not aside and confirm == "true" and acceptable else Take.WAIT
     if aside:

@@ -14,6 +14,7 @@ from ..voices.refusal import refuse
 from .core import CONFIRM_INTENTS, PAUSED_INTENTS, Discarded, LoopCore, LoopState
 from .half_duplex import admit, admit_pressed
 from .policy import Hearing, Short, Take, addressed, late_repeat, short_answer, take
+from .understanding import VOICE_CONTROLS, Heard
 from .verify import Verification
 
 
@@ -111,7 +112,7 @@ class Routing(LoopCore):
             self.state = LoopState.LISTENING
             # the wake phrase in the same breath counts only from a sure hearing: chatter
             # forced onto "hello facilitator what is the score" must not be answered
-            self._understand(rest, hyp, addressed=hyp.sure)
+            self._understand(Heard(segment, hyp, rest, addressed=hyp.sure))
             self._after_command()
             return
         if not segment.phone:
@@ -137,8 +138,10 @@ class Routing(LoopCore):
             return
         if hyp is not None and hyp.text.strip():
             self._caption(hyp.text)
-        self._understand(rest, hyp, addressed=addressed(woke=woke, sure=hyp is not None and hyp.sure,
-                                                        armed=armed), first_intent=first_intent)
+        elif hyp is not None and hyp.free:
+            self._caption(hyp.free[0])   # what the free transcriber wrote: the meaning stage reads it
+        self._understand(Heard(segment, hyp, rest, addressed(woke=woke, sure=hyp is not None and hyp.sure,
+                                                             armed=armed), first_intent))
 
     def _intent_of(self, hyp: Hypothesis | None) -> str | None:
         _, rest = self.ears.split_wake(hyp)
@@ -197,29 +200,40 @@ class Routing(LoopCore):
             return None
         return self.ears.verify(segment, grammar, first)
 
-    def _understand(self, text: str, hyp: Hypothesis | None, addressed: bool,
-                    first_intent: str | None = None) -> None:
-        """Words heard while listening: chatter is met with silence, commands by how
-        sure the hearing was and how costly a mistake would be (see ``_route``)."""
-        if hyp is None or not text.strip():
-            if addressed:
+    def _understand(self, heard: Heard) -> None:
+        """Words heard while listening, through the understand stage (``understanding.py``):
+        chatter is met with silence, a command by how sure the hearing was, how costly a
+        mistake would be and how it was found (``_route``); a line clearly said to the
+        referee that nothing placed gets "Say again?" and, after failures, how to say it."""
+        hyp = heard.hypothesis
+        if hyp is None or not (heard.words.strip() or heard.free):
+            if heard.addressed:
                 self._not_understood()
             else:
                 self._chatter()
             return
-        command = self.ears.command(text)
+        understood = self.understanding.of(heard)
+        command = understood.command
         if command is None:
-            if not addressed:
+            if not heard.addressed:
                 self._chatter()
                 return
+            text = heard.words if heard.words.strip() else heard.free[0]
             self._earcon("not-understood")
             reply = self.session.reject(text, "say-again", "not understood")
             self._failed(reply.public, self._usage_for(text))
             self._rearm()
             return
-        self._route(command, Hearing(sure=hyp.sure, addressed=addressed, repeated=self._repeated(command),
+        if not self.understanding.said_freely(command, heard):
+            self._chatter()   # a voice control the free words do not say: the closed set's guess
+            return
+        found_by_meaning = understood.by == "meaning"
+        sure = not found_by_meaning and understood.verdict != "contradicted" and \
+            self.understanding.sure_of(command, heard)
+        self._route(command, Hearing(sure=sure,
+                                     addressed=heard.addressed, repeated=self._repeated(command),
                                      can_be_sure=self.ears.can_be_sure,
-                                     agreed=first_intent == command.intent))
+                                     agreed=heard.first_intent == command.intent, meaning=found_by_meaning))
 
     def _route(self, command: Command, hearing: Hearing) -> None:
         """Take a heard command as ``policy.take`` says: silence, an answer, a question,
@@ -239,8 +253,10 @@ class Routing(LoopCore):
         needs_check = not aside and (confirm is not None or
                                      (quiet_refusal and not (hearing.sure or hearing.addressed)))
         acceptable = self.ears.acceptable(command) if needs_check else True
+        if hearing.meaning:
+            acceptable = self.ears.acceptable(command)
         verdict = take(hearing, aside=aside, confirm=confirm, acceptable=acceptable,
-                       quiet_refusal=quiet_refusal)
+                       quiet_refusal=quiet_refusal, control=intent in VOICE_CONTROLS)
         if verdict is Take.CHATTER:
             if aside or confirm == "always":   # remembered: said again soon, it is heard
                 self._unanswered = (command.canonical.lower(), self.now())
@@ -255,7 +271,13 @@ class Routing(LoopCore):
             self._open(command, self.current)
             if verdict is Take.ASK:
                 self.asked += 1
-                self._ask()
+                if hearing.meaning:
+                    self.pendings.change(by_meaning=True)
+                    self._ask("meaning-did-you-mean")
+                elif intent in VOICE_CONTROLS and not hearing.sure:
+                    self._ask("confirm-did-you-ask")
+                else:
+                    self._ask()
             else:
                 self.held += 1
                 self._hold()
