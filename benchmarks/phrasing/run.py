@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.phrasing import corpus
+from benchmarks.phrasing import corpus, understanding
 from facilitator.command import Command
 
 DEFAULT_VOICES = ("espeak:en-us", "flite:slt")
@@ -56,29 +56,13 @@ class Tally:
         return self.right / self.lines if self.lines else 0.0
 
 
-def typed_report(half: str) -> dict[str, Any]:
-    lines = corpus.read(half)
-    natural = Tally()
-    per_game: dict[str, Tally] = defaultdict(Tally)
-    talk: dict[str, list[str]] = {"answered": [], "changes game": []}
-    talk_lines = 0
-    for line in lines:
-        got = corpus.typed(line)
-        if line.talk:
-            talk_lines += 1
-            if got is not None:
-                talk["answered"].append(f"{line.text!r} -> {got.canonical}")
-                if corpus.changes_game(line.game, got.intent):
-                    talk["changes game"].append(f"{line.text!r} -> {got.canonical}")
-            continue
-        ok = got is not None and got.canonical.lower() == (line.expected or "").lower()
-        note = f"{line.game} [{line.state}] {line.text!r} -> {got.canonical if got else None} (want {line.expected})"
-        natural.add(ok, note)
-        per_game[line.game].add(ok, note)
-    return {"half": half, "natural": natural.lines, "understood": natural.right,
-            "share": round(natural.share, 3), "missed": natural.missed or [],
-            "per game": {g: f"{t.right}/{t.lines}" for g, t in sorted(per_game.items())},
-            "talk lines": talk_lines, "talk answered": talk["answered"], "talk changes game": talk["changes game"]}
+def typed_report(half: str, *, meaning: bool = True, addressed: bool = True) -> dict[str, Any]:
+    """Every line of ``half`` typed, in its state: the grammar, then the meaning stage
+    (``understanding.py``: outcomes, form classes, found-by, registers, table talk);
+    ``addressed=False`` reads each line as if heard at the table's microphone with no word
+    to the referee (the meaning stage's stricter limit)."""
+    rows = understanding.results(half, meaning=meaning, addressed=addressed)
+    return {"half": half, "meaning": meaning, "addressed": addressed, **understanding.tally(rows)}
 
 
 def synthesize(text: str, voice: str, directory: Path) -> bytes:
@@ -208,6 +192,11 @@ def _print_spoken(report: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["options"]:
+        from benchmarks.phrasing.options import main as options_main
+
+        return options_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m benchmarks phrasing", description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("tuning", "held_out", "both"), default="both")
     parser.add_argument("--spoken", action="store_true", help="also speak the lines (CPU-heavy)")

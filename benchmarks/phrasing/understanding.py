@@ -1,0 +1,132 @@
+"""What became of one line: applied, asked, missed, wrong; its form class and how it was found.
+
+A line is *understood* when the command the table would get is the one meant: parsed by
+the grammar (applied, or echoed as a voice command is), or found by meaning and asked
+("Did you mean ...?"), which a "yes" then applies.  A wrong command is *applied wrong*
+(the grammar's: a wrong action unless a voice echo is taken back) or *asked wrong* (a
+question the player answers "no").  Table talk is *answered* when it gives any command
+(applied or asked) and *changes the game* when the grammar's command would change it.
+
+The form class of a line says which part of the product understands it:
+
+* ``grammar``: one of the grammar's own forms as written (contractions aside);
+* ``loose``: one of the grammar's loose forms (typed and free text only);
+* ``filler``: a form once the skip words around it are read away ("okay so ...");
+* ``outside``: no form of the grammar: only the meaning stage can place it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from benchmarks.phrasing import corpus
+from facilitator.grammar import Grammar, normalize
+from facilitator.meaning import MeaningStage, Understood, stage_for, understand
+
+FORMS = ("grammar", "loose", "filler", "outside")
+OUTCOMES = ("applied", "asked", "applied wrong", "asked wrong", "missed")
+
+
+@dataclass(frozen=True)
+class Result:
+    line: corpus.Line
+    understood: Understood
+    form: str
+
+    @property
+    def outcome(self) -> str:
+        command = self.understood.command
+        if self.line.talk:
+            return "silent" if command is None else ("asked" if self.understood.asked else "applied")
+        if command is None:
+            return "missed"
+        right = command.canonical.lower() == (self.line.expected or "").lower()
+        if self.understood.asked:
+            return "asked" if right else "asked wrong"
+        return "applied" if right else "applied wrong"
+
+    @property
+    def right(self) -> bool:
+        return not self.line.talk and self.outcome in ("applied", "asked")
+
+
+def form_class(line: corpus.Line) -> str:
+    """The line's form class (see the module docstring), in its state."""
+    grammar = corpus.grammar(line.game)
+    found = grammar.match(line.text, intents=corpus.intents(line), lists=corpus.lists(line.game),
+                          answers=line.state == "question")
+    if found is None:
+        return "outside"
+    form, _ = found
+    if form.loose:
+        return "loose"
+    norm = normalize(line.text)
+    plain = {norm, grammar.uncontract(norm)}
+    compiled = grammar._compiled(corpus.lists(line.game), True)
+    allowed = corpus.intents(line)
+    for reading in plain:
+        if grammar._parse_reading(line.text, reading, compiled, None if allowed is None else set(allowed),
+                                  True, line.state == "question", corpus.lists(line.game)) is not None:
+            return "grammar"
+    return "filler"
+
+
+@cache
+def _stage(game: str) -> MeaningStage:
+    return stage_for(game)
+
+
+def understood(line: corpus.Line, *, meaning: bool = True, stage: MeaningStage | None = None,
+               addressed: bool = True) -> Understood:
+    """The line as typed, in its state: the grammar, then (``meaning``) the meaning stage;
+    ``addressed=False``: its limit for a line from the table's microphone with no word to
+    the referee (``Limits.unaddressed``)."""
+    grammar: Grammar = corpus.grammar(line.game)
+    return understand(line.text, grammar=grammar, meaning=(stage or _stage(line.game)) if meaning else None,
+                      intents=corpus.intents(line), lists=corpus.lists(line.game),
+                      answers=line.state == "question", addressed=addressed)
+
+
+def results(half: str, *, meaning: bool = True, addressed: bool = True) -> list[Result]:
+    return [Result(line, understood(line, meaning=meaning, addressed=addressed), form_class(line))
+            for line in corpus.read(half)]
+
+
+def tally(rows: list[Result]) -> dict[str, Any]:
+    """The counts the reports print: understood, by outcome, by form class and found-by,
+    by register and game; table talk answered and changing the game."""
+    commands = [r for r in rows if not r.line.talk]
+    talk = [r for r in rows if r.line.talk]
+    outcomes = Counter(r.outcome for r in commands)
+    by_form: dict[str, Counter[str]] = defaultdict(Counter)
+    by_register: dict[str, Counter[str]] = defaultdict(Counter)
+    by_game: dict[str, Counter[str]] = defaultdict(Counter)
+    found_by: Counter[str] = Counter()
+    for r in commands:
+        for table, key in ((by_form, r.form), (by_register, r.line.register), (by_game, r.line.game)):
+            table[key]["lines"] += 1
+            table[key]["right"] += r.right
+        if r.right:
+            found_by[r.understood.by or "-"] += 1
+    answered = [r for r in talk if r.understood.command is not None]
+    changing = [r for r in answered if not r.understood.asked
+                and corpus.changes_game(r.line.game, r.understood.command.intent)]   # type: ignore[union-attr]
+    right = sum(r.right for r in commands)
+    return {
+        "natural": len(commands), "understood": right,
+        "share": round(right / len(commands), 3) if commands else 0.0,
+        "outcomes": dict(outcomes), "found by": dict(found_by),
+        "per form": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_form.items(), key=lambda kv: FORMS.index(kv[0]))},
+        "per register": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_register.items())},
+        "per game": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_game.items())},
+        "talk lines": len(talk),
+        "talk answered": [f"{r.line.text!r} -> {r.understood.command.canonical} ({r.understood.by})"  # type: ignore[union-attr]
+                          for r in answered],
+        "talk changes game": [f"{r.line.text!r} -> {r.understood.command.canonical}" for r in changing],  # type: ignore[union-attr]
+        "missed": [f"{r.line.game} [{r.line.state}] {r.line.text!r} -> "
+                   f"{r.understood.command.canonical if r.understood.command else None} "
+                   f"({r.understood.by}; want {r.line.expected})" for r in commands if not r.right],
+    }
