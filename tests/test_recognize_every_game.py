@@ -36,7 +36,7 @@ def test_recognize_each_game_through_the_cli(game: str) -> None:
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [Path(r["file"]).name for r in rows] == [f.name for f in files]
-    assert all(set(r) == {"file", "text", "command"} for r in rows)
+    assert all({"file", "text", "command", "by"} <= set(r) for r in rows)   # and how it was found
     heard = {Path(r["file"]).name: r["command"] for r in rows}
     right = [c for c in clean if (heard[c["file"]] or "").lower() == c["want"].lower()]
     assert len(right) >= len(clean) - 1, heard       # the pinned set allows one clean miss

@@ -8,7 +8,10 @@ Two corpora, each in two halves written apart (``README.md`` tells who wrote wha
 * the wide one (issue 47, six registers, a writer who never read the grammar):
   ``wide_tuning`` (``grammars/examples/tuning-wide.tsv``) and ``wide_held_out``
   (``wide/held_out.tsv`` here, a second writer who read neither the grammar nor the
-  tuning half; nothing in the package reads it).
+  tuning half; nothing in the package reads it);
+* a third tuning set (``third_tuning``, ``grammars/examples/tuning-third.tsv``), from other
+  tables again (a pub quiz, grandparents, teenagers, speakers of other languages, a blind
+  player, a host teaching newcomers) by a third writer who read none of the others.
 
 Each line: game, the state it is said in, (the wide corpus: the register it is written
 in,) the words, and the canonical command expected ("-": table talk, no command).  A state names the intents legal then, as each game's
@@ -41,6 +44,7 @@ FILES = {
     "tuning": ROOT / "grammars" / "examples" / "tuning.tsv",
     "held_out": HERE / "held_out.tsv",
     "wide_tuning": ROOT / "grammars" / "examples" / "tuning-wide.tsv",
+    "third_tuning": ROOT / "grammars" / "examples" / "tuning-third.tsv",
     "wide_held_out": HERE / "wide" / "held_out.tsv",
 }
 HALVES = tuple(FILES)

@@ -199,7 +199,7 @@ def placer_of(option: str, threshold: float | None, exclude: set[str]) -> Placer
 
 def cross_validate(option: str, threshold: float | None, folds: int = 5) -> Score:
     """Five folds of the tuning lines, each placed by a model that never saw it."""
-    lines = [line for half in ("tuning", "wide_tuning") for line in corpus.read(half)]
+    lines = [line for half in ("tuning", "wide_tuning", "third_tuning") for line in corpus.read(half)]
     random.Random(SEED).shuffle(lines)
     total = Score()
     for k in range(folds):

@@ -35,6 +35,9 @@ from .slots import Lexicon, fill, nearness
 Verdict = Literal["ask", "near", "talk"]
 #: the intents placed in turn before a line is given up (the next may fill where one cannot)
 TRIED = 3
+#: the answers to a question: the model knows them (a "yeah go on" is no other command), but
+#: they are the grammar's alone, never offered by meaning ("Did you mean: yes?")
+ANSWERS = frozenset({"yes", "no", "cancel"})
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class MeaningStage:
         best, share = order[0]
         margin = share - (order[1][1] if len(order) > 1 else 0.0)
         for intent, p in order[:TRIED]:
-            if intent == TALK:
+            if intent == TALK or intent in ANSWERS:
                 break
             command = self._fill(lexicon, text, intent, typed, acceptable)
             if command is not None:

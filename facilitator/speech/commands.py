@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import OptionsError
 
-COMMANDS = ("recognize", "devices", "models")
+COMMANDS = ("recognize", "understand", "devices", "models")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +22,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                            help="Whisper beside pocketsphinx: auto (always when installed), off or always "
                                 "(see docs/speech.md)")
     recognize.add_argument("files", nargs="+", type=Path, metavar="FILE.wav")
+
+    understand = sub.add_parser("understand", help="how typed lines are understood: one JSON object a line")
+    understand.add_argument("--game", required=True, metavar="GAME", help="the game whose grammar to use")
+    understand.add_argument("--asked", action="store_true",
+                            help="read the lines as answers to an open question (yes, no, cancel, repeat)")
+    understand.add_argument("lines", nargs="*", metavar="LINE",
+                            help="lines as a player would type or say them (none: one a line from stdin)")
 
     sub.add_parser("devices", help="list audio input and output devices")
 
@@ -37,6 +44,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Run a speech subcommand; FacilitatorError goes up to the CLI's one-line report."""
     if args.command == "recognize":
         return _recognize(args)
+    if args.command == "understand":
+        return _understand(args)
     if args.command == "devices":
         return _devices()
     if args.command == "models":
@@ -60,6 +69,31 @@ def _recognize(args: argparse.Namespace) -> int:
                                  warn=lambda message: print(f"facilitator: {message}", file=sys.stderr))
     for row in recognize_files(game, args.files, recognizer):
         print(json.dumps(row, ensure_ascii=False), flush=True)
+    return 0
+
+
+#: what an open question takes (the listen loop's answers)
+ANSWERS = frozenset({"yes", "no", "cancel", "repeat"})
+
+
+def _understand(args: argparse.Namespace) -> int:
+    """Each line: the command and how it was found (the grammar, or meaning with its score),
+    under the whole game's grammar (as ``recognize``), or as an answer (``--asked``)."""
+    from ..games import find_game
+    from ..grammar import load_grammar
+    from ..meaning import stage_for, understand
+
+    game = find_game(args.game).name
+    grammar = load_grammar(game)
+    lists = find_game(game).recognition_lists() or None
+    stage = stage_for(game)
+    lines = args.lines or [line.rstrip("\n") for line in sys.stdin]
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        found = understand(line, grammar=grammar, meaning=stage, lists=lists, answers=args.asked,
+                           intents=ANSWERS if args.asked else None)
+        print(json.dumps({"line": line, **found.to_json()}, ensure_ascii=False), flush=True)
     return 0
 
 

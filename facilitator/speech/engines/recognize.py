@@ -96,11 +96,17 @@ def completion_check(recognizer: Recognizer,
 
 
 def recognize_files(game: str, paths: Iterable[str | Path], recognizer: Recognizer) -> list[dict[str, Any]]:
-    """One ``{"file", "text", "command"}`` per WAV file, under the whole game's grammar.
+    """One ``{"file", "text", "command", "by"}`` per WAV file, under the whole game's grammar.
 
-    Every file is read first, so a file that is not a WAV stops the run with a
-    SpeechError naming it before anything is decoded.
+    ``text`` is the recognizers' phrase (empty when they chose none); when it is no
+    command and a free transcriber wrote words (``free``: both engines), the meaning stage
+    places them as play would for a line from the table's microphone with no word to the
+    referee (``by = "meaning"``, with its ``score`` and ``margin``: play asks such a
+    command, never applies it as heard).  Every file is read first, so a file
+    that is not a WAV stops the run with a SpeechError naming it before anything is decoded.
     """
+    from ...meaning import stage_for, understand
+
     grammar = load_grammar(game)
     lists = find_game(game).recognition_lists() or None   # runtime values, e.g. catalogue names
     decoding = recognition_grammar(grammar, lists=lists)
@@ -111,5 +117,15 @@ def recognize_files(game: str, paths: Iterable[str | Path], recognizer: Recogniz
         text = hyp.text if hyp is not None else ""
         parsed = grammar.parse(text, typed=False, lists=lists) if text else None
         command = parsed.canonical if isinstance(parsed, Command) else None
-        out.append({"file": name, "text": text, "command": command})
+        row: dict[str, Any] = {"file": name, "text": text, "command": command,
+                               "by": "grammar" if command is not None else None}
+        free = hyp.free if hyp is not None else ()
+        if free:
+            row["free"] = free[0]
+        if command is None and free:
+            # as heard at the table's microphone, with no word to the referee (the stricter limit)
+            found = understand(free[0], grammar=grammar, meaning=stage_for(game), typed=False, lists=lists,
+                               addressed=False)
+            row.update(found.to_json())
+        out.append(row)
     return out
