@@ -362,6 +362,13 @@ class Session:
             answer = self.grammar.parse(text, intents=CONFIRMATIONS, answers=True)
             if isinstance(answer, Command) and answer.intent == "yes":
                 return self.execute(suggested)
+            if not isinstance(answer, Command) and self.meaning is not None:
+                from .meaning import TAKEN_BY_MEANING, understand
+
+                found = understand(text, grammar=self.grammar, meaning=self.meaning, answers=True,
+                                   intents=CONFIRMATIONS)   # a "no" in other words drops it; a yes must be plain
+                answer = found.command if found.command is not None and \
+                    found.command.intent in TAKEN_BY_MEANING else answer
             if isinstance(answer, Command):
                 return self._answer(answer, [self.phrases.say("confirm-cancelled")])
         return handle_line(self, text)

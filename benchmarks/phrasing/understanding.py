@@ -13,6 +13,10 @@ The form class of a line says which part of the product understands it:
 * ``loose``: one of the grammar's loose forms (typed and free text only);
 * ``filler``: a form once the skip words around it are read away ("okay so ...");
 * ``outside``: no form of the grammar: only the meaning stage can place it.
+
+An answer to an open question found by meaning is taken when it is a no, a cancel or a
+repeat (nothing changes in the game), and counts then as applied; a yes found by meaning is
+not taken (the table is asked for a plain yes or no) and counts as missed.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 from benchmarks.phrasing import corpus
 from facilitator.grammar import Grammar, normalize
-from facilitator.meaning import MeaningStage, Understood, stage_for, understand
+from facilitator.meaning import TAKEN_BY_MEANING, MeaningStage, Understood, stage_for, understand
 
 FORMS = ("grammar", "loose", "filler", "outside")
 OUTCOMES = ("applied", "asked", "applied wrong", "asked wrong", "missed")
@@ -44,6 +48,12 @@ class Result:
         if command is None:
             return "missed"
         right = command.canonical.lower() == (self.line.expected or "").lower()
+        if self.line.state == "question" and self.understood.asked:
+            # an answer found by meaning: no, cancel and repeat are taken as said; a yes is not
+            # (the table is asked for a plain yes or no)
+            if command.intent not in TAKEN_BY_MEANING:
+                return "missed"
+            return "applied" if right else "applied wrong"
         if self.understood.asked:
             return "asked" if right else "asked wrong"
         return "applied" if right else "applied wrong"

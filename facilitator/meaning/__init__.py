@@ -15,9 +15,9 @@ from pathlib import Path
 from ..grammar import load_grammar
 from ..paths import cache_dir, grammars_dir
 from .stage import DEFAULT, Limits, MeaningStage, Placed
-from .understand import Understood, understand
+from .understand import TAKEN_BY_MEANING, Understood, understand
 
-__all__ = ["DEFAULT", "Limits", "MeaningStage", "Placed", "Understood", "stage_for", "understand"]
+__all__ = ["DEFAULT", "TAKEN_BY_MEANING", "Limits", "MeaningStage", "Placed", "Understood", "stage_for", "understand"]
 
 _made = threading.Lock()
 

@@ -110,10 +110,13 @@ class MeaningStage:
 
     def place(self, text: str, *, intents: frozenset[str] | set[str] | None = None,
               lists: RuntimeLists | None = None, typed: bool = False,
-              acceptable: Callable[[Command], bool] | None = None, addressed: bool = True) -> Placed:
+              acceptable: Callable[[Command], bool] | None = None, addressed: bool = True,
+              answering: bool = False) -> Placed:
         """``text`` placed among ``intents`` (None: every one of the game); ``acceptable``
         says whether the rules would take a command now (one they refuse is not offered);
-        ``addressed``: the line was said to the referee (its limit to be asked is lower)."""
+        ``addressed``: the line was said to the referee (its limit to be asked is lower);
+        ``answering``: a question is open and ``intents`` are its answers (yes, no, cancel,
+        repeat): they are placed like any intent."""
         ask = self.limits.ask if addressed else self.limits.unaddressed
         lexicon = self.lexicon(lists)
         if not lexicon.words(text):
@@ -128,7 +131,7 @@ class MeaningStage:
         best, share = order[0]
         margin = share - (order[1][1] if len(order) > 1 else 0.0)
         for intent, p in order[:TRIED]:
-            if intent == TALK or intent in ANSWERS:
+            if intent == TALK or (intent in ANSWERS and not answering):
                 break
             command = self._fill(lexicon, text, intent, typed, acceptable)
             if command is not None:

@@ -20,6 +20,14 @@ from .stage import MeaningStage
 
 By = Literal["grammar", "meaning"]
 
+#: the answers to an open question meaning may place a line among
+ANSWERED = frozenset({"yes", "no", "cancel", "repeat"})
+#: what a question does with an answer found by meaning: "no", "cancel" and "repeat" change
+#: nothing in the game (the command is dropped, or asked again), so they are taken; a "yes"
+#: found by meaning would apply a command on words no form holds, so it is not: the table
+#: is asked for a plain yes or no
+TAKEN_BY_MEANING = frozenset({"no", "cancel", "repeat"})
+
 
 @dataclass(frozen=True)
 class Understood:
@@ -58,17 +66,19 @@ def understand(text: str, *, grammar: Grammar, meaning: MeaningStage | None,
     """``text`` by the grammar, else by the meaning stage (see the module docstring).
 
     ``intents``: the commands legal now (None: all); ``answers``: a question is open
-    (its answer-only forms count, and meaning is not asked: a question's answers are
-    the grammar's alone); ``addressed``: said to the referee (``Limits.unaddressed``
+    (its answer-only forms count, and meaning places the line among the answers; only
+    those of ``TAKEN_BY_MEANING`` may be taken); ``addressed``: said to the referee (``Limits.unaddressed``
     otherwise)."""
     allowed = frozenset(intents) if intents is not None else None
     parsed = grammar.parse(text, lists=lists, intents=allowed, typed=typed, answers=answers)
     if not isinstance(parsed, NotRecognized):
         return Understood(parsed, "grammar")
-    if meaning is None or answers:
+    if meaning is None:
         return Understood(None)
+    if answers:   # a question's answers: placed among them only (taken: TAKEN_BY_MEANING)
+        allowed = frozenset(allowed or ()) & ANSWERED
     placed = meaning.place(text, intents=allowed, lists=lists, typed=typed, acceptable=acceptable,
-                           addressed=addressed)
+                           addressed=addressed, answering=answers)
     if placed.command is not None and placed.verdict == "ask":
         return Understood(placed.command, "meaning", placed.score, placed.margin)
     return Understood(None, None, placed.score, placed.margin, placed.verdict)

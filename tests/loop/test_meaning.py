@@ -147,3 +147,31 @@ def _events(tmp_path: Path) -> list[dict[str, object]]:
 
     return read_jsonl(tmp_path / "log.jsonl")
 
+
+
+# -- answers in other words ----------------------------------------------------------------
+def test_a_no_in_other_words_drops_the_question_and_a_yes_in_other_words_is_asked_plainly(
+        tmp_path: Path) -> None:
+    """A question's no, cancel or repeat found by meaning changes nothing in the game, so it is
+    taken; a yes found by meaning would apply a command on words no form holds: the table is
+    asked for a plain yes or no."""
+    loop, speaker, _ = make(tmp_path, TwoStageRecognizer())
+    loop.hear(said("=>unsure:send north east south west", 1.0))
+    assert speaker.spoken == ["Send north east south west. Is that right?"]
+    loop.hear(said("=>free:nah mate that's not what i wanted", 5.0))
+    assert speaker.spoken[-1] == "Cancelled." and logged(tmp_path) == []
+    loop.hear(said("=>unsure:send north east south west", 9.0))
+    loop.hear(said("=>free:yeah go for it champ", 13.0))
+    assert speaker.spoken[-1] == "Please say yes or no." and logged(tmp_path) == []
+    loop.hear(said("yes", 20.0))
+    assert [t for t, _ in logged(tmp_path)][:1] == ["guess-scored"]
+
+
+def test_a_typed_no_in_other_words_drops_what_meaning_asked(tmp_path: Path) -> None:
+    loop, speaker, _ = make(tmp_path, TwoStageRecognizer())
+    loop.submit_text("right gang we are going east west north south on this one")
+    loop.tick(1.0)
+    loop.submit_text("nah mate")
+    loop.tick(2.0)
+    assert speaker.spoken == [MEANT, "Cancelled."]
+    assert [t for t, _ in logged(tmp_path)] == ["command-rejected"]

@@ -99,6 +99,9 @@ class Applying(LoopCore):
         else:
             return False
         answer = self.ears.answer(text, intents - {"repeat"}, typed=True)
+        if answer is None:   # "nah mate": a no in other words drops it (a yes must be plain)
+            found = self.understanding.answer((text,), intents - {"repeat", "yes"})
+            answer = found if found is not None and found.intent != "repeat" else None
         pending = self.pendings.current
         if answer is None or pending is None:
             return False

@@ -101,6 +101,8 @@ class LoopCore(ABC):
     _unanswered: tuple[str, float] | None
     _released: tuple[str, float] | None
     _heard_text: str | None
+    #: the free words of the last decode (Whisper's), for the meaning stage
+    free_heard: tuple[str, ...]
     #: the second engine's verdicts on echoes: (utterance, started, in at (stream time), CPU seconds)
     verdicts: list[tuple[Segment, float, float | None, float | None]]
     # figures for the docs, the game night and the session benchmark

@@ -126,6 +126,7 @@ class ListenLoop(Routing, Conversation, Applying):
         self._unanswered: tuple[str, float] | None = None   # met with silence, and when
         self._released: tuple[str, float] | None = None     # a held command applied as its window closed
         self._heard_text: str | None = None
+        self.free_heard: tuple[str, ...] = ()
         self.verdicts: list[tuple[Segment, float, float | None, float | None]] = []
         self._inbox: queue.SimpleQueue[str | Segment | _Tapped] = queue.SimpleQueue()
         #: a phone's or the second microphone's button down since: "phone:N" or "ptt" -> loop time

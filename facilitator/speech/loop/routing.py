@@ -345,7 +345,13 @@ class Routing(LoopCore):
         heard with the talk around it taken as filler (``engines/short_answers.py``)."""
         grammar = self.recognition_grammar(intents)
         hyp = self.ears.decode(segment, answer_grammar(grammar) if answering else grammar)
+        self.free_heard = hyp.free if hyp is not None else ()
         if hyp is None or not hyp.text.strip():
+            if answering and self.free_heard:   # no answer of the grammar: meaning may take a no
+                command = self.understanding.answer(self.free_heard, intents)
+                if command is not None:
+                    self._caption(self.free_heard[0])
+                return command
             return None
         self._caption(hyp.text)
         return self.ears.answer(hyp.text, intents)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...command import Command
-from ...meaning import Understood, understand
+from ...meaning import TAKEN_BY_MEANING, Understood, understand
 from ..base import Hypothesis, Segment
 
 #: the controls of the referee's voice and ears that a misheard line must never change
@@ -111,6 +111,23 @@ class Understanding:
             if found.verdict != "near":
                 found = got
         return found
+
+    def answer(self, free: tuple[str, ...], answers: frozenset[str]) -> Command | None:
+        """An answer to the open question that only meaning found in the free words: taken
+        when it changes nothing in the game (no, cancel, repeat: ``TAKEN_BY_MEANING``); a
+        "yes" must be the grammar's, so none is given for it."""
+        stage = self.meaning
+        if stage is None:
+            return None
+        for text in free[:FREE_READ]:
+            said = self._split_wake(text)
+            if not said.strip():
+                continue
+            got = understand(said, grammar=self.session.grammar, meaning=stage, typed=False, answers=True,
+                             intents=answers, lists=self.session.referee.runtime_lists(self.session.state))
+            if got.command is not None:
+                return got.command if got.command.intent in TAKEN_BY_MEANING else None
+        return None
 
     def _free_command(self, heard: Heard) -> Command | None:
         """The command the best free words say by the grammar, if any."""
