@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.phrasing import corpus, understanding
-from facilitator.command import Command
 
 DEFAULT_VOICES = ("espeak:en-us", "flite:slt")
 #: the synthesizer each voice belongs to, and whether the speech rules were tuned on it
@@ -84,6 +83,11 @@ def synthesize(text: str, voice: str, directory: Path) -> bytes:
 
 def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int | None,
                   every: int = 1, log: bool = True) -> dict[str, Any]:
+    """Every ``every``-th sayable line of ``half`` said by each voice and heard as play hears a
+    line: pocketsphinx's phrase (the light mode), and with Whisper the two engines' phrase or,
+    when that is no command, Whisper's free words through the meaning stage.  Each row is
+    tallied as the typed report is (``understanding.tally``), as said to the referee (a
+    phone, push-to-talk) and as heard at the table's microphone with no word to it."""
     from facilitator.speech.engines.grammar_build import recognition_grammar
     from facilitator.speech.engines.hybrid import HybridRecognizer
     from facilitator.speech.engines.pocketsphinx_engine import PocketsphinxRecognizer
@@ -98,18 +102,15 @@ def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int 
 
         hybrid = HybridRecognizer("always", pocketsphinx=pocketsphinx, whisper=WhisperRecognizer())
     modes = ("light", "both") if hybrid else ("light",)
-    tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
-    talk: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"answered": [], "changes game": [],
-                                                                              "sure change": []})
+    results: dict[tuple[str, str, bool], list[understanding.Result]] = defaultdict(list)
     transcripts: list[dict[str, Any]] = []
     began = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         for n, line in enumerate(lines, 1):
             grammar = corpus.grammar(line.game)
-            lists = corpus.lists(line.game)
-            intents = corpus.intents(line)
-            answers = line.state == "question"
-            decoding = recognition_grammar(grammar, intents=intents, lists=lists, answers=answers)
+            decoding = recognition_grammar(grammar, intents=corpus.intents(line), lists=corpus.lists(line.game),
+                                           answers=line.state == "question")
+            form = understanding.form_class(line)
             for voice in voices:
                 pcm = synthesize(line.text, voice, Path(tmp))
                 heard: dict[str, Any] = {}
@@ -117,57 +118,41 @@ def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int 
                     first = hybrid.hear_first(pcm, decoding)
                     heard["light"] = first.hypothesis
                     heard["both"] = hybrid.verify(pcm, decoding, first)
-                    whisper_heard = (hybrid.whisper.last or {}).get("heard")
                 else:
                     heard["light"] = pocketsphinx.decode(pcm, decoding)
-                    whisper_heard = None
                 row: dict[str, Any] = {"half": half, "voice": voice, "game": line.game, "state": line.state,
-                                       "said": line.text, "want": line.expected, "whisper free text": whisper_heard}
+                                       "register": line.register, "said": line.text, "want": line.expected}
                 for mode in modes:
                     hyp = heard[mode]
-                    parsed = grammar.parse(hyp.text, intents=intents, lists=lists, typed=False,
-                                           answers=answers) if hyp is not None else None
-                    command = parsed if isinstance(parsed, Command) else None
-                    row[mode] = {"text": hyp.text if hyp else None, "command": command.canonical if command else None,
+                    row[mode] = {"text": hyp.text if hyp else None, "free": list(hyp.free) if hyp else [],
                                  "sure": bool(hyp and hyp.sure)}
-                    if line.talk:
-                        if command is not None:
-                            entry = f"{line.text!r} -> {command.canonical}"
-                            talk[(mode, voice)]["answered"].append(entry)
-                            if corpus.changes_game(line.game, command.intent):
-                                talk[(mode, voice)]["changes game"].append(entry)
-                                if hyp is not None and hyp.sure:
-                                    talk[(mode, voice)]["sure change"].append(entry)
-                        continue
-                    ok = command is not None and command.canonical.lower() == (line.expected or "").lower()
-                    tallies[(mode, voice)].add(ok, f"{line.game} [{line.state}] {line.text!r} heard "
-                                                   f"{hyp.text if hyp else None!r} -> "
-                                                   f"{command.canonical if command else None} (want {line.expected})")
+                    for addressed in (True, False):
+                        found = understanding.heard(line, hyp.text if hyp else "", hyp.free if hyp else (),
+                                                    addressed=addressed)
+                        results[(mode, voice, addressed)].append(understanding.Result(line, found, form))
+                        row[mode]["addressed" if addressed else "at the table"] = found.to_json()
                 transcripts.append(row)
             if log and n % 20 == 0:
                 print(f"  {half}: {n}/{len(lines)} lines, {time.monotonic() - began:.0f} s", file=sys.stderr,
                       flush=True)
     rows = []
-    for mode in modes:
-        for voice in voices:
-            tally = tallies[(mode, voice)]
-            spoken_talk = talk[(mode, voice)]
-            talk_total = sum(1 for line in lines if line.talk)
-            rows.append({"mode": mode, "voice": voice,
-                         "held out synthesizer": voice.split(":")[0] not in TUNED_SYNTHESIZERS,
-                         "natural": tally.lines, "understood": tally.right, "share": round(tally.share, 3),
-                         "missed": tally.missed or [], "talk lines": talk_total,
-                         "talk answered": spoken_talk["answered"], "talk changes game": spoken_talk["changes game"],
-                         "talk sure change": spoken_talk["sure change"]})
-    return {"half": half, "lines": len(lines), "every": every, "voices": list(voices), "seconds": round(time.monotonic() - began),
-            "rows": rows, "transcripts": transcripts}
+    for (mode, voice, addressed), got in sorted(results.items()):
+        rows.append({"mode": mode, "voice": voice, "addressed": addressed,
+                     "held out synthesizer": voice.split(":")[0] not in TUNED_SYNTHESIZERS,
+                     **understanding.tally(got)})
+    return {"half": half, "lines": len(lines), "every": every, "voices": list(voices),
+            "seconds": round(time.monotonic() - began), "rows": rows, "transcripts": transcripts}
 
 
-def _print_typed(report: dict[str, Any]) -> None:
-    print(f"typed, {report['half']}: {report['understood']}/{report['natural']} understood "
-          f"({100 * report['share']:.1f} %); per game {report['per game']}; table talk "
-          f"{len(report['talk answered'])}/{report['talk lines']} answered, "
+def _print_typed(report: dict[str, Any], lines: bool = True) -> None:
+    where = "said to the referee" if report["addressed"] else "at the table, unaddressed"
+    print(f"typed, {report['half']}, {where}: {report['understood']}/{report['natural']} understood "
+          f"({100 * report['share']:.1f} %) {report['outcomes']}; found by {report['found by']}; per form "
+          f"{report['per form']}; per register {report['per register']}; per game {report['per game']}; table "
+          f"talk {len(report['talk answered'])}/{report['talk lines']} answered, "
           f"{len(report['talk changes game'])} changing the game")
+    if not lines:
+        return
     for miss in report["missed"]:
         print(f"    missed: {miss}")
     for talk in report["talk answered"]:
@@ -178,17 +163,19 @@ def _print_spoken(report: dict[str, Any]) -> None:
     print(f"spoken, {report['half']} (every {report['every']}. sayable line: {report['lines']} lines, "
           f"{report['seconds']} s):")
     for mode in ("both", "light"):
-        rows = [r for r in report["rows"] if r["mode"] == mode]
-        if not rows:
-            continue
-        for row in rows:
-            held = " (held-out synthesizer)" if row["held out synthesizer"] else ""
-            print(f"  {mode:5} {row['voice']:16}{held}: {row['understood']}/{row['natural']} "
-                  f"({100 * row['share']:.1f} %); table talk {len(row['talk answered'])}/{row['talk lines']} "
-                  f"answered, {len(row['talk changes game'])} changing the game "
-                  f"({len(row['talk sure change'])} sure)")
-        worst = min(rows, key=lambda r: r["share"])
-        print(f"  {mode:5} worst voice: {worst['voice']} {100 * worst['share']:.1f} %")
+        for addressed in (True, False):
+            rows = [r for r in report["rows"] if r["mode"] == mode and r["addressed"] == addressed]
+            if not rows:
+                continue
+            where = "said to the referee" if addressed else "at the table, unaddressed"
+            for row in rows:
+                held = " (held-out synthesizer)" if row["held out synthesizer"] else ""
+                print(f"  {mode:5} {where:26} {row['voice']:14}{held}: {row['understood']}/{row['natural']} "
+                      f"({100 * row['share']:.1f} %) {row['outcomes']}; per form {row['per form']}; "
+                      f"found by {row['found by']}; table talk {len(row['talk answered'])}/{row['talk lines']} "
+                      f"answered, {len(row['talk changes game'])} changing the game")
+            worst = min(rows, key=lambda r: r["share"])
+            print(f"  {mode:5} {where:26} worst voice: {worst['voice']} {100 * worst['share']:.1f} %")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return options_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m benchmarks phrasing", description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("tuning", "held_out", "both"), default="both")
+    parser.add_argument("--half", choices=(*corpus.HALVES, "both"), default="both")
+    parser.add_argument("--show-held-out", action="store_true",
+                        help="also print the held-out halves' missed lines (not while tuning)")
     parser.add_argument("--spoken", action="store_true", help="also speak the lines (CPU-heavy)")
     parser.add_argument("--spoken-half", choices=corpus.HALVES, default="held_out")
     parser.add_argument("--voices", default=",".join(DEFAULT_VOICES),
@@ -210,9 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the whole report (with transcripts) here")
     args = parser.parse_args(argv)
     halves = corpus.HALVES if args.half == "both" else (args.half,)
-    report: dict[str, Any] = {"typed": [typed_report(h) for h in halves]}
+    report: dict[str, Any] = {"typed": [typed_report(h, addressed=a) for h in halves for a in (True, False)]}
     for typed in report["typed"]:
-        _print_typed(typed)
+        _print_typed(typed, lines=args.show_held_out or typed["half"] not in corpus.HELD_OUT)
     if args.spoken:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         voices = tuple(v.strip() for v in args.voices.split(",") if v.strip())

@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from benchmarks.phrasing import corpus
+from facilitator.command import Command, NotRecognized
 from facilitator.grammar import Grammar, normalize
 from facilitator.meaning import TAKEN_BY_MEANING, MeaningStage, Understood, stage_for, understand
 
@@ -98,6 +99,26 @@ def understood(line: corpus.Line, *, meaning: bool = True, stage: MeaningStage |
     return understand(line.text, grammar=grammar, meaning=(stage or _stage(line.game)) if meaning else None,
                       intents=corpus.intents(line), lists=corpus.lists(line.game),
                       answers=line.state == "question", addressed=addressed)
+
+
+def heard(line: corpus.Line, text: str, free: tuple[str, ...], *, addressed: bool = True) -> Understood:
+    """A spoken line as play understands it: the recognizers' phrase by the grammar, else the
+    free words (Whisper's) through the grammar and the meaning stage."""
+    grammar: Grammar = corpus.grammar(line.game)
+    answers = line.state == "question"
+    if text:
+        parsed = grammar.parse(text, intents=corpus.intents(line), lists=corpus.lists(line.game), typed=False,
+                               answers=answers)
+        if not isinstance(parsed, NotRecognized):
+            other = grammar.parse(free[0], intents=corpus.intents(line), lists=corpus.lists(line.game),
+                                  typed=False, answers=answers) if free else None
+            if isinstance(other, Command) and other.canonical.lower() != parsed.canonical.lower():
+                return Understood(other, "grammar", verdict="contradicted")   # as the listen loop reads it
+            return Understood(parsed, "grammar")
+    if not free:
+        return Understood(None)
+    return understand(free[0], grammar=grammar, meaning=_stage(line.game), intents=corpus.intents(line),
+                      lists=corpus.lists(line.game), typed=False, answers=answers, addressed=addressed)
 
 
 def results(half: str, *, meaning: bool = True, addressed: bool = True) -> list[Result]:
