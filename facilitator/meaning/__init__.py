@@ -17,7 +17,8 @@ from ..paths import cache_dir, grammars_dir
 from .stage import DEFAULT, Limits, MeaningStage, Placed
 from .understand import TAKEN_BY_MEANING, Understood, understand
 
-__all__ = ["DEFAULT", "TAKEN_BY_MEANING", "Limits", "MeaningStage", "Placed", "Understood", "stage_for", "understand"]
+__all__ = ["DEFAULT", "TAKEN_BY_MEANING", "Limits", "MeaningStage", "Placed", "Understood", "stage_for", "understand",
+           "warm"]
 
 _made = threading.Lock()
 
@@ -37,6 +38,13 @@ def _stage(game: str, directory: str) -> MeaningStage:
         encode, encoder_id = None, ""
     return MeaningStage(game, grammar, lists, cache=cache_dir() / "meaning", encode=encode,
                         encoder_id=encoder_id)
+
+
+def warm(stage: MeaningStage | None) -> None:
+    """Train (or read back) ``stage``'s model in a thread of its own, so the first line the
+    grammar does not parse is not kept waiting (a model trained afresh takes seconds)."""
+    if stage is not None:
+        threading.Thread(target=stage.model, name="facilitator-meaning", daemon=True).start()
 
 
 def stage_for(game: str) -> MeaningStage:

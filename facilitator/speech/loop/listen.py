@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ...meaning import warm
 from ...session import Session
 from ..base import (
     AudioSource,
@@ -332,6 +333,7 @@ class ListenLoop(Routing, Conversation, Applying):
         if self.session.over:
             self.state = LoopState.DONE
             return
+        warm(self.understanding.meaning)
         self._earcon("listening")
 
     def finish(self) -> None:
