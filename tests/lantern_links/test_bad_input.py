@@ -29,6 +29,7 @@ def test_refusals_cost_no_turn(table: Make) -> None:
     t = table(routes=(1, 7, 12))            # card 1 uses B C F H I J
     seat = t.state.turn
     other = next(x for s, h in enumerate(t.state.hands, 1) if s != seat for x in h)
+    before_chain = t.state.chain
     words = " ".join(t.state.words[other]).lower()
     assert refused(t, f"play {other}") == [
         (f"Player {t.state.holder(other)} holds {words}. It is Player {seat}'s turn: "
@@ -39,7 +40,9 @@ def test_refusals_cost_no_turn(table: Make) -> None:
         "leaf key, key key.")]
     assert refused(t, "play kilo") == ["Say again?"]
     assert refused(t, "sun") == ["Say again?"]
-    assert refused(t, "play charlie charlie") == ["Say again?"]
+    # a line the grammar cannot parse but meaning can place is asked, never applied
+    assert refused(t, "play charlie charlie") == ["Did you mean: play charlie?"]
+    assert t.say("no") and t.state.chain == before_chain
     assert refused(t, "rewind") == ["The chain is empty: there is nothing to rewind."]
     assert refused(t, "x" * 400) == ["That was too long to be a command. Say again?"]
     assert refused(t, "send north east south west") == ["Say again?"]
