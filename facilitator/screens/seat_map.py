@@ -1,7 +1,7 @@
 """The seat map on the table screen: where each seat speaks from at the microphone array.
 
 At an array, voice turns learn each seat's bearing at enrollment (and follow it as the
-player leans); the keeper sees them here as a compass rose round the array, with each
+player leans); the keeper sees them here as a rose of bearings round the array, with each
 seat's name and degrees, and a plain list of the same for screen readers.  The screens
 know no game and no array: the session hands a ``seat_map`` callable (set by voice
 turns) that gives ``(seat, name, degrees or None)``; without one there is no map.

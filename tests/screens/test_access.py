@@ -279,6 +279,10 @@ def test_every_spoken_command_of_the_moment_has_a_button_somewhere(start_server)
                 sample = control.command({"choice": "0", **{f.name: (f.options[0][0] if f.options else "x")
                                                             for f in control.fields}})
                 offered.add(session.parse(sample).intent)
-            said = {intent for intent in session.legal_intents() if intent not in voice_only}
+            # "enrol N" is a phone's "Learn my voice" only where voice turns learn voices;
+            # elsewhere it is answered that voice turns are off, and has no button
+            learning = getattr(session, "learns_voices", False)
+            said = {intent for intent in session.legal_intents()
+                    if intent not in voice_only and (learning or intent != "enrol")}
             missing = said - offered
             assert not missing, (game, line, missing)
