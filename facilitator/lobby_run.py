@@ -197,6 +197,18 @@ def _play_text(session: Session, said: Iterator[str], out: IO[str]) -> bool:
     return False
 
 
+def open_recording(args: argparse.Namespace) -> Any:
+    """``--audio-in`` read whole (a WavSource), or None for the microphone.  ``serve`` calls
+    it before it takes the data directory, so that a file that cannot be heard (a FIFO, a
+    device, an impossible rate) is refused in one line with nothing written or held."""
+    if args.audio_in is None:
+        return None
+    from .speech.audio.devices import WavSource
+    from .speech.loop.voice_play import array_geometry
+
+    return WavSource(args.audio_in, array=array_geometry(args))
+
+
 class _SharedStream:
     """One frame stream for the lobby and every game: each loop takes up where the last
     stopped (a loop closes its source when it ends, so closing here does nothing)."""
@@ -225,7 +237,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
 
     ``--audio-in FILE.wav`` hears a recording instead of the microphone and
     ``--speech-out DIR`` keeps the speech as WAV files (as ``play`` does)."""
-    from .speech.audio.devices import MicSource, WavSource, find_device
+    from .speech.audio.devices import MicSource, find_device
     from .speech.audio.endpoint import Endpointer
     from .speech.base import VoiceSettings
     from .speech.engines.recognize import make_recognizer
@@ -238,7 +250,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
                           voice=args.voice)
     array = array_geometry(args)
-    recording = WavSource(args.audio_in, array=array) if args.audio_in is not None else None
+    recording = getattr(args, "recording", None) or open_recording(args)
     speaker: Any
     try:
         if recording is None:
