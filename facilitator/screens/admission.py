@@ -13,12 +13,16 @@ The rule (``Unsorted.add``), for every new connection:
   it, so no guest can keep the table screen out.
 * **Every other address** shares ``LIMIT`` unsorted connections.  A new connection is
   always taken; when the budget is full, one unsorted connection is closed to make
-  room: the **oldest** one of the **address holding the most** (of two addresses
-  holding as many, the one whose oldest connection is older).  A guest holding many
-  connections therefore only ever loses its own, whatever number of addresses it
-  spreads them over, and a phone's connection, new and alone at its address, is
-  closed only after every address holds as many and hundreds of newer connections
-  have come (a phone sorts its connection long before that).
+  room: the **oldest** one of the **address holding the most**, where an address
+  holds its unsorted connections *plus its strikes*: one for each of its connections
+  that was closed before it was sorted (chosen to make room, or silent past its
+  time), halved every ``STRIKE_HALF_LIFE`` seconds.  Of two addresses holding as
+  much, the one whose oldest connection is older loses it.
+  A guest holding many connections therefore only ever loses its own: on a few
+  addresses it holds the most at each of them; spread over hundreds (one or two
+  connections an address, as many as a phone holds), every address of its soon
+  carries the strikes of the connections it lost, and a phone's address, whose
+  connections are sorted in milliseconds, carries none.
 * Beside this, ``tls.MAX_PER_CLIENT`` bounds what one address holds at all, sorted
   or not.
 
@@ -32,6 +36,10 @@ from __future__ import annotations
 LIMIT = 256
 #: unsorted connections from this machine itself at once (the table screen's)
 OWN_LIMIT = 64
+#: how fast an address's strikes fade: halved every so many seconds
+STRIKE_HALF_LIFE = 30.0
+#: addresses whose strikes are remembered at most (the faintest are forgotten first)
+STRUCK_ADDRESSES = 4096
 
 
 class Unsorted:
@@ -45,10 +53,12 @@ class Unsorted:
         self._own: dict[int, None] = {}
         self._where: dict[int, str | None] = {}     # key -> its address (None: this machine's)
         self.others = 0
+        #: each address's strikes: (their number then, when)
+        self._strikes: dict[str, tuple[float, float]] = {}
 
-    def add(self, key: int, address: str, own: bool) -> int | None:
-        """Take the new connection ``key`` from ``address`` (``own``: from this machine);
-        the key of the connection to close to make room for it, or None."""
+    def add(self, key: int, address: str, own: bool, now: float = 0.0) -> int | None:
+        """Take the new connection ``key`` from ``address`` (``own``: from this machine) at
+        time ``now`` (seconds); the key of the connection to close to make room for it, or None."""
         victim = None
         if own:
             if len(self._own) >= self.own_limit:
@@ -57,22 +67,26 @@ class Unsorted:
             self._where[key] = None
         else:
             if self.others >= self.limit:
-                victim = self._most_held_oldest()
+                victim = self._most_held_oldest(now)
             self._by_address.setdefault(address, {})[key] = None
             self._where[key] = address
             self.others += 1
         if victim is not None:
-            self.remove(victim)
+            self.remove(victim, now, sorted_=False)
         return victim
 
-    def remove(self, key: int) -> None:
-        """``key`` is sorted, closed or evicted: it counts no more (unknown keys are ignored)."""
+    def remove(self, key: int, now: float = 0.0, *, sorted_: bool = True) -> None:
+        """``key`` counts no more: it was sorted (its first request came), or, with
+        ``sorted_=False``, it was closed before that (a strike against its address).
+        Unknown keys are ignored."""
         if key not in self._where:
             return
         address = self._where.pop(key)
         if address is None:
             self._own.pop(key, None)
             return
+        if not sorted_:
+            self._strike(address, now)
         held = self._by_address.get(address)
         if held is not None and key in held:
             del held[key]
@@ -90,11 +104,25 @@ class Unsorted:
     def __contains__(self, key: object) -> bool:
         return key in self._where
 
-    def _most_held_oldest(self) -> int:
-        """The oldest connection of the address holding the most (ties: the older one)."""
-        most, oldest = 0, -1
-        for held in self._by_address.values():
+    def strikes(self, address: str, now: float) -> float:
+        """``address``'s strikes at ``now``, faded."""
+        count, then = self._strikes.get(address, (0.0, now))
+        return float(count * 0.5 ** (max(0.0, now - then) / STRIKE_HALF_LIFE))
+
+    def _strike(self, address: str, now: float) -> None:
+        self._strikes[address] = (self.strikes(address, now) + 1.0, now)
+        if len(self._strikes) > STRUCK_ADDRESSES:     # forget the faintest half
+            faded = sorted(self._strikes, key=lambda a: self.strikes(a, now))
+            for gone in faded[:len(faded) // 2]:
+                del self._strikes[gone]
+
+    def _most_held_oldest(self, now: float) -> int:
+        """The oldest connection of the address holding the most, its strikes counted
+        (ties: the older connection)."""
+        most, oldest = -1.0, -1
+        for address, held in self._by_address.items():
             first = next(iter(held))
-            if len(held) > most or (len(held) == most and first < oldest):
-                most, oldest = len(held), first
+            weight = len(held) + self.strikes(address, now)
+            if weight > most or (weight == most and first < oldest):
+                most, oldest = weight, first
         return oldest

@@ -132,7 +132,7 @@ class _Acceptor:
                 conn.close()
                 continue
             key = next(self._keys)
-            victim = self.unsorted.add(key, _address(peer), _is_own(conn, peer))
+            victim = self.unsorted.add(key, _address(peer), _is_own(conn, peer), loop.time())
             if victim is not None:
                 self._close(victim)
             task = loop.create_task(self._sort(conn, peer, key))
@@ -162,15 +162,16 @@ class _Acceptor:
         if closer is not None:
             closer()
 
-    def _sorted(self, key: int) -> None:
-        """``key`` is sorted (its first request came) or closed: it counts no more."""
-        self.unsorted.remove(key)
+    def _sorted(self, key: int, sorted_: bool = True) -> None:
+        """``key`` is sorted (its first request came), or closed before (``sorted_`` False:
+        a strike against its address): it counts no more."""
+        self.unsorted.remove(key, asyncio.get_running_loop().time(), sorted_=sorted_)
         self.closers.pop(key, None)
 
     def _served(self, key: int) -> Callable[[], asyncio.Protocol]:
         def made() -> asyncio.Protocol:
             return _FirstRequest(self.protocol(), lambda abort: self._waiting(key, abort),
-                                 lambda: self._sorted(key))
+                                 lambda came: self._sorted(key, came))
         return made
 
     def _waiting(self, key: int, abort: Callable[[], None]) -> None:
@@ -186,7 +187,7 @@ class _Acceptor:
         cancelled before it began)."""
         loop = asyncio.get_running_loop()
         conn.setblocking(False)
-        served = False
+        served = redirected = False
         try:
             first = await asyncio.wait_for(_peek(conn), FIRST_BYTE_SECONDS)
             if not first:
@@ -201,13 +202,13 @@ class _Acceptor:
             else:
                 await loop.connect_accepted_socket(
                     lambda: _Redirect(self.owner.https_base(), self.owner.note), conn)
-                return True
+                redirected = True
         except (TimeoutError, OSError, ssl.SSLError):
             conn.close()          # a refused certificate, a reset, silence: only this connection
         finally:
             if not served:        # a served connection counts until its first request (``_FirstRequest``)
-                self._sorted(key)
-        return served
+                self._sorted(key, redirected)
+        return served or redirected
 
     def close(self) -> None:
         self.task.cancel()
@@ -271,11 +272,11 @@ class _FirstRequest(asyncio.Protocol):
     """uvicorn's protocol for one connection, closed unless its first request's head
     arrives within ``FIRST_REQUEST_SECONDS`` (later requests are uvicorn's to time:
     its keep-alive timeout closes a connection idle between them).  ``waiting(abort)``
-    is told how to close it while the head is awaited, ``sorted()`` when the head came
-    or the connection closed first."""
+    is told how to close it while the head is awaited, ``sorted(True)`` when the head
+    came, ``sorted(False)`` when the connection closed first."""
 
     def __init__(self, inner: asyncio.Protocol, waiting: Callable[[Callable[[], None]], None] | None = None,
-                 sorted_: Callable[[], None] | None = None) -> None:
+                 sorted_: Callable[[bool], None] | None = None) -> None:
         self.inner = inner
         self.tail = b""
         self.timer: asyncio.TimerHandle | None = None
@@ -292,19 +293,19 @@ class _FirstRequest(asyncio.Protocol):
         self.timer = None
         cast(asyncio.Transport, transport).abort()
 
-    def _done(self) -> None:
+    def _done(self, came: bool) -> None:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
         if self.sorted is not None:
             done, self.sorted = self.sorted, None
-            done()
+            done(came)
 
     def data_received(self, data: bytes) -> None:
         if self.timer is not None:
             seen = self.tail + data
             if b"\r\n\r\n" in seen or b"\n\n" in seen:
-                self._done()
+                self._done(True)
             self.tail = seen[-3:]
         self.inner.data_received(data)
 
@@ -312,7 +313,7 @@ class _FirstRequest(asyncio.Protocol):
         return self.inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._done()
+        self._done(False)
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:

@@ -1,6 +1,7 @@
 """The fairness rule for connections not yet sorted (``screens.admission``), as a table
 would state it: a new connection is always taken; the room is made by the address
-holding the most, its oldest first; this machine's own connections have their own."""
+holding the most (its connections closed unsorted count as strikes), its oldest
+first; this machine's own connections have their own."""
 
 from __future__ import annotations
 
@@ -17,9 +18,40 @@ def test_a_new_address_is_taken_and_the_biggest_holder_loses_its_oldest():
         assert rule.add(next(keys), address, own=False) is None
     assert rule.add(next(keys), "new-phone", own=False) == 0      # g1 holds most: its oldest goes
     assert (rule.held("g1"), rule.held("new-phone")) == (2, 1)
-    assert rule.add(next(keys), "g2", own=False) == 1             # g1 and g2 hold 2: g1's is older
-    assert rule.add(next(keys), "g2", own=False) == 3             # g2 holds 3 now: its oldest
+    assert rule.add(next(keys), "g2", own=False) == 1             # g1: 2 and a strike, g2: 2
+    assert rule.add(next(keys), "g2", own=False) == 2             # g1: 1 and 2 strikes, g2: 3; g1's is older
     assert rule.held("phone") == 1 and rule.held("new-phone") == 1
+    assert rule.strikes("g1", 0.0) == 3 and rule.strikes("phone", 0.0) == 0
+
+
+def test_a_guest_spread_over_many_addresses_loses_its_own_not_a_phones():
+    """One connection an address, as a phone holds, from twice as many addresses as the
+    budget, each opened again as it is closed: once the guest has lost a connection at
+    each address they carry its strikes, and a phone's connection outlasts hundreds of
+    the guest's newer ones."""
+    rule = Unsorted(limit=16)
+    addresses = 32
+    key = 0
+    for round_ in range(addresses + 300):
+        now = round_ * 0.01
+        if round_ == addresses:
+            phone_key = key
+            assert rule.add(key, "phone", own=False, now=now) is not None
+        else:
+            victim = rule.add(key, f"g{round_ % addresses}", own=False, now=now)
+            assert round_ < addresses or victim != phone_key, round_
+        key += 1
+    assert phone_key in rule and rule.held("phone") == 1
+
+
+def test_strikes_fade():
+    rule = Unsorted(limit=1)
+    rule.add(0, "g", own=False, now=0.0)
+    rule.add(1, "h", own=False, now=0.0)          # g's connection closed for h's: a strike
+    assert rule.strikes("g", 0.0) == 1
+    assert abs(rule.strikes("g", 30.0) - 0.5) < 1e-9
+    rule.remove(1, 0.0, sorted_=False)            # silent past its time: a strike for h
+    assert rule.strikes("h", 0.0) == 1
 
 
 def test_this_machines_own_connections_are_never_made_room_for_or_taken_by_others():
@@ -47,9 +79,10 @@ def test_sorted_connections_give_their_place_back():
 def test_the_budget_holds_and_room_is_made_by_the_biggest_holders_oldest(steps):
     """Whatever arrives (and whichever connections get sorted meanwhile), no more than the
     budgets are held, and each connection closed to make room is the oldest one of an
-    address holding the most."""
+    address holding the most, its strikes counted."""
     rule = Unsorted(limit=16, own_limit=4)
     where: dict[int, str] = {}              # the model: each unsorted key's address
+    strikes: dict[str, int] = {}            # and each address's strikes (no time passes)
     for key, (guest, own, sorted_now) in enumerate(steps):
         for old in sorted(where)[:sorted_now % 2]:       # now and then the oldest one is sorted
             rule.remove(old)
@@ -64,9 +97,11 @@ def test_the_budget_holds_and_room_is_made_by_the_biggest_holders_oldest(steps):
             if own:
                 assert victim == min(k for k, a in where.items() if a == "own")
             else:
-                most = max(len(ks) for ks in others.values())
-                assert where[victim] != "own" and len(others[where[victim]]) == most
-                assert victim == min(min(ks) for ks in others.values() if len(ks) == most)
+                weight = {a: len(ks) + strikes.get(a, 0) for a, ks in others.items()}
+                most = max(weight.values())
+                assert where[victim] != "own" and weight[where[victim]] == most
+                assert victim == min(min(others[a]) for a in others if weight[a] == most)
+                strikes[where[victim]] = strikes.get(where[victim], 0) + 1
             del where[victim]
         where[key] = address
         assert rule.others == sum(a != "own" for a in where.values()) <= 16
