@@ -31,16 +31,14 @@ def test_a_guest_spread_over_many_addresses_loses_its_own_not_a_phones():
     the guest's newer ones."""
     rule = Unsorted(limit=16)
     addresses = 32
-    key = 0
-    for round_ in range(addresses + 300):
-        now = round_ * 0.01
+    for key in range(addresses + 300):
+        round_, now = key, key * 0.01
         if round_ == addresses:
             phone_key = key
             assert rule.add(key, "phone", own=False, now=now) is not None
         else:
             victim = rule.add(key, f"g{round_ % addresses}", own=False, now=now)
             assert round_ < addresses or victim != phone_key, round_
-        key += 1
     assert phone_key in rule and rule.held("phone") == 1
 
 
