@@ -87,6 +87,7 @@ MAX_FORM_BYTES = 4096
 COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
+                "own": "seat_own.html",
                 "messages": "seat_messages.html", "said": "said.html", "talk": "talk.html"}
 #: the parts of a game's table screen a live update may replace (board first)
 TABLE_REGIONS = {"board": "table_board.html", "status": "table_status.html", "aside": "table_aside.html",
