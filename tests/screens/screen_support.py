@@ -83,6 +83,16 @@ _ACCESSIBILITY = """() => {
 }"""
 
 
+def axe_findings(page: Any) -> list[str]:
+    """Every violation axe-core finds on the page as it is now, whatever its impact
+    (minor and moderate ones too), as readable lines."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"]]
+
+
 def accessibility_problems(page: Any) -> list[str]:
     """What a screen reader or a 320 px phone would trip on, as readable lines."""
     return list(page.evaluate(_ACCESSIBILITY))
