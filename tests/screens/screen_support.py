@@ -93,6 +93,23 @@ def axe_findings(page: Any) -> list[str]:
             for v in results.response["violations"]]
 
 
+def closed_clean(contexts: list[Any], request: Any) -> None:
+    """Close browser contexts a test made, after axe has looked at every page it left
+    open (unless the test already failed): a finding of any impact fails the test
+    (issue 49), so each page state a browser test ends on is one a screen reader can use."""
+    findings: list[str] = []
+    try:
+        if not getattr(request.node, "failed_call", False):
+            for context in contexts:
+                findings += [f"{page.url}: {finding}" for page in context.pages
+                             if not page.is_closed() and page.url.startswith("http")
+                             for finding in axe_findings(page)]
+    finally:
+        for context in contexts:
+            context.close()
+    assert findings == [], "axe found on the pages this test left:\n" + "\n".join(findings)
+
+
 def accessibility_problems(page: Any) -> list[str]:
     """What a screen reader or a 320 px phone would trip on, as readable lines."""
     return list(page.evaluate(_ACCESSIBILITY))
