@@ -135,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--content-dir", type=Path, help="check this directory instead")
 
     demo = sub.add_parser("demo", help="a self-playing Compass Code voyage, by synthesized voices")
-    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--seed", type=int, default=7,
+                      help="the voyage's draws: the same seed plays the same three routes (default 7)")
     demo.add_argument("--text", action="store_true", help="the same crew, typed instead of spoken")
     demo.add_argument("--speech-out", type=Path, metavar="DIR",
                       help="keep the assistant's speech as WAV files in DIR")

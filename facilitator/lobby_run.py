@@ -199,6 +199,18 @@ def _play_text(session: Session, said: Iterator[str], out: IO[str]) -> bool:
     return False
 
 
+def open_recording(args: argparse.Namespace) -> Any:
+    """``--audio-in`` read whole (a WavSource), or None for the microphone.  ``serve`` calls
+    it before it takes the data directory, so that a file that cannot be heard (a FIFO, a
+    device, an impossible rate) is refused in one line with nothing written or held."""
+    if args.audio_in is None:
+        return None
+    from .speech.audio.devices import WavSource
+    from .speech.loop.voice_play import array_geometry
+
+    return WavSource(args.audio_in, array=array_geometry(args))
+
+
 class _SharedStream:
     """One frame stream for the lobby and every game: each loop takes up where the last
     stopped (a loop closes its source when it ends, so closing here does nothing)."""
@@ -226,8 +238,11 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
     """The lobby and its games by voice; with no microphone or speaker, by typed lines.
 
     ``--audio-in FILE.wav`` hears a recording instead of the microphone and
-    ``--speech-out DIR`` keeps the speech as WAV files (as ``play`` does)."""
-    from .speech.audio.devices import MicSource, WavSource, find_device
+    ``--speech-out DIR`` keeps the speech as WAV files (as ``play`` does).  With the
+    screens, as with ``play --screens``, a table without a microphone of its own (or a
+    speaker) still plays by voice: the seats' phones are the microphones (their talk
+    buttons), and the screens and captions show what would have been said."""
+    from .speech.audio.devices import MicSource, SilentSource, find_device
     from .speech.audio.endpoint import Endpointer
     from .speech.base import VoiceSettings
     from .speech.engines.recognize import make_recognizer
@@ -240,26 +255,37 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
                           volume=args.volume if args.volume is not None else VoiceSettings.volume,
                           voice=args.voice)
     array = array_geometry(args)
-    recording = WavSource(args.audio_in, array=array) if args.audio_in is not None else None
+    recording = getattr(args, "recording", None) or open_recording(args)
+    table_mic = recording is None       # False: a recording, or only the phones hear
     speaker: Any
     try:
         if recording is None:
-            find_device(args.input_device, "input")
+            try:
+                find_device(args.input_device, "input")
+            except DeviceError as exc:
+                if screens is None:
+                    raise
+                warn(f"{exc}; the seats' phones are the microphones (their talk buttons)")
+                table_mic = False
         if args.speech_out is not None:
             speaker = tts.FileSpeaker(args.speech_out, voice)
         else:
             speaker = tts.SoundSpeaker(voice, device=args.output_device)
     except (DeviceError, SpeechError) as exc:
-        if recording is None:
+        if recording is None and screens is None:
             return _no_device(lobby, str(exc), args, out, err, screens)
-        warn(f"{exc}; announcements are printed only")
+        warn(f"{exc}; announcements are printed only" if screens is None
+             else f"{exc}; announcements are shown on the screens and printed only")
         speaker = PrintedOnly(voice)
     recognizer = make_recognizer(vosk_model=args.vosk_model, warn=warn, second_engine=args.second_engine)
     try:
-        source = recording or MicSource(device=args.input_device, array=array)
+        source = recording or (MicSource(device=args.input_device, array=array) if table_mic else SilentSource())
     except DeviceError as exc:
-        _close(speaker)
-        return _no_device(lobby, str(exc), args, out, err, screens)
+        if screens is None:
+            _close(speaker)
+            return _no_device(lobby, str(exc), args, out, err, screens)
+        warn(f"{exc}; the seats' phones are the microphones (their talk buttons)")
+        table_mic, source = False, SilentSource()
     stream = _SharedStream(source)
     gate = LoopSettings(wake_phrase=bool(args.wake_phrase), push_to_talk=bool(args.push_to_talk))
     captions = StreamCaptions(out)
@@ -306,7 +332,7 @@ def run_voice(lobby: Lobby, args: argparse.Namespace, out: IO[str], err: IO[str]
             session = lobby.take()
             # the game's opening was said by the lobby
             relay.loop = loop_for(screens.show(session) if screens is not None else session, relay.loop)
-            turns = VoiceTurns.attach(relay.loop, voices_mode(args, live=recording is None),
+            turns = VoiceTurns.attach(relay.loop, voices_mode(args, live=table_mic),
                                       second_engine=engine_mode(args),
                                       warn=warn, embedder=embedder, array=array)
             if turns is not None:   # each seat asked by name; one embedder for the night

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import unapplied
 from .command import Command, NotRecognized
 from .content import version as content_version
 from .errors import DecksChangedError, FacilitatorError, IllegalCommandError, LogError, OptionsError
@@ -287,8 +288,12 @@ class Session:
             status = referee.query(session.state, Command("status", "status"), session.phrases)
             if not log.crashed:
                 in_flight = []     # the last command was said before a clean stop
-            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status], accepted=True,
-                          history=said)
+            # a voice command echoed (or asked) and not yet applied when the game stopped
+            waiting = unapplied.take(log_path, contents.last_seq)
+            dropped = [session.phrases.say("resume-unapplied", command=waiting[:1].upper() + waiting[1:])] \
+                if waiting else []
+            reply = Reply(public=[session.phrases.say("game-resumed"), *in_flight, *status, *dropped],
+                          accepted=True, history=said)
         session.last_public = reply.public
         return session, reply, contents.notes
 

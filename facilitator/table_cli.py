@@ -64,6 +64,10 @@ def run_command(args: argparse.Namespace) -> int:
             from .speech.audio.push_to_talk import check_available
 
             check_available(args.push_to_talk)
+        if not args.text:   # read before the data directory is taken: a bad file leaves nothing held
+            from .lobby_run import open_recording
+
+            args.recording = open_recording(args)
         return run(args, loaded)
     if args.command == "settings":
         return _settings(args)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support import ROOT, deadline
 
-NEEDED = "a WAV recording is needed: 16-bit PCM at any rate"
+NEEDED = "a WAV recording is needed: 16-bit PCM at 8,000 to 384,000 Hz"
 
 
 def run(args: Sequence[str], cwd: Path, stdin: str = "", env: dict[str, str] | None = None,
@@ -63,7 +63,7 @@ def test_a_bad_audio_in_is_refused_before_anything_is_written(tmp_path: Path, ki
             assert nothing_written(tmp_path, data), sorted(p.name for p in tmp_path.iterdir())
     if kind == "junk":
         assert done.stderr == f"facilitator: 'junk.wav' is not a WAV file (it does not start with RIFF…WAVE); " \
-                              f"{NEEDED} and channel count (8-, 24- and 32-bit PCM, 32- or 64-bit float, " \
+                              f"{NEEDED}, any channel count (8-, 24- and 32-bit PCM, 32- or 64-bit float, " \
                               "A-law and µ-law are converted)\n"
     if kind == "missing":
         assert done.stderr == "facilitator: no such audio file: 'missing.wav'\n"

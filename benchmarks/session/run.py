@@ -35,8 +35,8 @@ the table comes each voice's share of commands understood within two tries, and
 the worst voice's.
 
 The table is printed as markdown and, unless ``--no-write``, written as the
-first table of ``benchmarks/RESULTS.md`` and of ``README.md`` (between the
-``session-table`` markers).
+first table of ``benchmarks/RESULTS.md`` (between the ``session-table`` markers);
+the README keeps only the headline figures, in words, and links there.
 """
 
 from __future__ import annotations
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the second engine's verdict on an echo is in X times its CPU seconds after it "
                              "started (1: this machine; see benchmarks/RESULTS.md for a Raspberry Pi's X)")
     parser.add_argument("--transcripts", help="write each session's transcript into this folder")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md and README.md alone")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     parser.add_argument("--rescore", action="append", default=[], metavar="DIR",
                         help="print the table scored again from the traces a --transcripts run wrote into DIR "
                              "(any number); nothing is played, nothing written")
@@ -469,9 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     ])
     print(text)
     if not args.no_write:
-        heading = "## Table sessions (the first table)"
-        write_between(ROOT / "benchmarks" / "RESULTS.md", text, heading)
-        write_between(ROOT / "README.md", text, "## How well it hears a table")
+        write_table(text)
     return 0
 
 
@@ -489,6 +487,14 @@ def seated_sets(kinds: tuple[str, ...], held_out: tuple[str, ...], seats: int) -
             pairs = held_out[: (seats + 1) // 2]
             out[kind] = tuple(v for v in pairs for _ in (0, 1))[:seats]
     return out
+
+
+def write_table(text: str, root: Path = ROOT) -> Path:
+    """Put a run's table into ``benchmarks/RESULTS.md`` under ``root``, and only there:
+    the README is for players and hosts, and says the headline figures in words."""
+    path = root / "benchmarks" / "RESULTS.md"
+    write_between(path, text, "## Table sessions (the first table)")
+    return path
 
 
 def tables(specs: tuple[str, ...], size: int = TABLE_SIZE) -> list[tuple[str, ...]]:

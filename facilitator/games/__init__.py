@@ -153,7 +153,7 @@ def find_game(name: str) -> Referee[Any]:
     """The referee for ``name`` (``compass-code``...); ValueError if unknown."""
     key = _ALIASES.get(name.strip().lower(), name.strip().lower())
     if key not in _MODULES:
-        raise ValueError(f"unsupported game: {name!r}")
+        raise ValueError(f"unsupported game: {name!r}; the games are {', '.join(GAMES[:-1])} and {GAMES[-1]}")
     try:
         module = importlib.import_module(f"{__name__}.{_MODULES[key]}")
     except ModuleNotFoundError:

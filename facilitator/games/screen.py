@@ -200,6 +200,10 @@ class GameScreen:
         """The public score: (shown label, value) pairs."""
         return []
 
+    def over_heading(self, state: Any) -> str | None:
+        """What the screens say above the result at the end (None: "The game is over.")."""
+        return None
+
     def seat_panels(self, state: Any, audiences: frozenset[Audience]) -> list[Panel]:
         """What the seat reading ``audiences`` sees privately, from the referee's views."""
         out: list[Panel] = []

@@ -60,7 +60,7 @@ from .lobby_view import is_lobby, lobby_controls, lobby_table_view, seat_in_game
 from .preview import preview
 from .seats import TABLE_COOKIE, Seats, cookie_name
 from .talk import Talk
-from .talk_routes import TalkRoutes
+from .talk_routes import ANSWER_WAIT_SECONDS, TalkRoutes
 from .views import seat_view, table_view
 
 
@@ -87,6 +87,7 @@ MAX_FORM_BYTES = 4096
 COOKIE_SECONDS = 12 * 3600
 #: the parts of a seat screen a live update may replace, and their templates
 SEAT_REGIONS = {"prompt": "prompt.html", "view": "seat_view.html", "controls": "seat_controls.html",
+                "own": "seat_own.html",
                 "messages": "seat_messages.html", "said": "said.html", "talk": "talk.html"}
 #: the parts of a game's table screen a live update may replace (board first)
 TABLE_REGIONS = {"board": "table_board.html", "status": "table_status.html", "aside": "table_aside.html",
@@ -157,7 +158,10 @@ class Screens:
             Route("/seat/{seat:int}/events", self.seat_events),
             Route("/seat/{seat:int}/command", self.seat_command, methods=["POST"]),
             Route("/seat/{seat:int}/check", self.check),
-            *TalkRoutes(self.seats.holds, lambda: self.hub.listener, self.talk, self.hub.answer_tap).routes(),
+            *TalkRoutes(self.seats.holds, lambda: self.hub.listener, self.talk, self.hub.answer_tap,
+                        answered=self._answer_wait,
+                        page=lambda message, status, back: self.render(
+                            "refused.html", status, reason=None, message=message, back=back)).routes(),
             Mount("/static", static, name="static"),
         ])
         #: the host names requests may carry (the server sets them); None: any
@@ -173,6 +177,12 @@ class Screens:
     def page(self) -> str:
         """What the screens show now: the lobby or a game (a page of another kind reloads)."""
         return str(self.hub.session.referee.name)
+
+    def _answer_wait(self, seat: int) -> Callable[[], None]:
+        """Before seat ``seat``'s tap is handed on: a wait until its answer is taken."""
+        heard = self.hub.heard_for(seat)
+        seen = heard.number if heard is not None else 0
+        return lambda: self.hub.wait_answered(seat, seen, ANSWER_WAIT_SECONDS)
 
     def refused(self, reason: str, http_status: int = 403) -> HTMLResponse:
         return self.render("refused.html", http_status, reason=reason)

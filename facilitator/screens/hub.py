@@ -20,7 +20,7 @@ from ..events import Audience, Event
 from ..log import read_log
 from ..session import MAX_UTTERANCE, Reply, Session, Shown
 from .seats import Seats
-from .talk import PhoneListener
+from .talk import PhoneListener, TalkRefused
 
 #: the table control that frees a seat ("release seat 2"), by voice or typed
 RELEASE = "release seat"
@@ -268,14 +268,32 @@ class Hub:
             self._seat_map = places
             self.touch()
 
-    def answer_tap(self, seat: int, yes: bool) -> bool:
+    def answer_tap(self, seat: int, yes: bool) -> None:
         """Seat ``seat`` tapped Yes or No: handed to the listen loop, which answers the open
-        question as if that phone had said it.  False: no question of this seat is open."""
+        question as if that phone had said it.  ``TalkRefused`` when it answers nothing:
+        ``no-question`` (none is open: it closed, or was never asked) or ``not-yours``
+        (the open question is another seat's: only the phone that spoke answers it)."""
         listener = self._listener
-        if listener is None or listener.asking_seat() != seat:
-            return False
+        asking = None if listener is None else listener.asking_seat()
+        if listener is None or asking is None:
+            raise TalkRefused("no-question", 409)
+        if asking != seat:
+            with self.lock:
+                names = getattr(getattr(self.session, "state", None), "names", None) or ()
+            name = names[asking - 1] if 0 < asking <= len(names) else f"seat {asking}"
+            raise TalkRefused("not-yours", 409, name=str(name))
         listener.seat_answer(seat, yes)
-        return True
+
+    def wait_answered(self, seat: int, seen: int, timeout: float) -> None:
+        """Wait (up to ``timeout`` seconds) until seat ``seat``'s tapped answer has been
+        taken: its question closed and the referee's answer reported (``heard_for``
+        numbered past ``seen``).  For a page without its script, which shows the seat's
+        page once, after the answer, instead of following live updates."""
+        def answered() -> bool:
+            heard = self._heard.get(seat)
+            return self.asking_seat() != seat and heard is not None and heard.number > seen
+        with self._changed:
+            self._changed.wait_for(answered, timeout)
 
     def heard_for(self, seat: int) -> PhoneHeard | None:
         """The latest report on seat ``seat``'s phone utterances (None: none yet)."""

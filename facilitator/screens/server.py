@@ -35,6 +35,9 @@ LOOPBACK = "127.0.0.1"
 EVERYWHERE = "0.0.0.0"
 DEFAULT_PORT = 8000
 START_SECONDS = 20.0
+#: connections the kernel queues before they are accepted: a flood of guests' connections
+#: must not fill the queue, where a phone's would wait for its retries (1 s, 3 s, 7 s)
+BACKLOG = 1024
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,7 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise OptionsError(f"cannot serve screens on {host}:{port}: {exc.strerror}") from None
-    sock.listen(64)
+    sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
 

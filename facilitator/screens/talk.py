@@ -95,12 +95,13 @@ class PhoneListener(Protocol):
 class TalkRefused(Exception):
     """A talk request that is refused, and nothing of it applied: ``key`` names the
     reason (its words are ``talk-refused-KEY`` in ``labels.toml``), ``status`` the
-    HTTP status to answer with."""
+    HTTP status to answer with, ``fields`` what its words name (a seat's name)."""
 
-    def __init__(self, key: str, status: int) -> None:
+    def __init__(self, key: str, status: int, **fields: str) -> None:
         super().__init__(key)
         self.key = key
         self.status = status
+        self.fields = fields
 
 
 @dataclass

@@ -38,11 +38,21 @@ _NO_STORE = {"Cache-Control": "no-store"}
 MAX_ANSWER_BYTES = 64
 
 
-def refusal(key: str, status: int) -> JSONResponse:
-    """A refused talk request: its reason and the words a phone shows for it."""
+#: how long a page without its script waits for its tapped answer to be taken (the
+#: referee speaks its answer first), before it is shown the seat's page anyway
+ANSWER_WAIT_SECONDS = 10.0
+
+
+def refusal_words(key: str, **fields: str) -> str:
+    """The words a phone shows for a refused talk request."""
     words = labels()["words"]
     message = words.get(f"talk-refused-{key}", words["talk-refused-other"])
-    return JSONResponse({"error": key, "message": message.format(seconds=f"{MAX_SECONDS:g}")},
+    return str(message.format(seconds=f"{MAX_SECONDS:g}", **fields))
+
+
+def refusal(key: str, status: int, **fields: str) -> JSONResponse:
+    """A refused talk request: its reason and the words a phone shows for it."""
+    return JSONResponse({"error": key, "message": refusal_words(key, **fields)},
                         status_code=status, headers=_NO_STORE)
 
 
@@ -52,12 +62,20 @@ class TalkRoutes:
 
     def __init__(self, holds: Callable[[int, str | None], bool],
                  listener: Callable[[], PhoneListener | None], talk: Talk,
-                 answer_tap: Callable[[int, bool], bool]) -> None:
+                 answer_tap: Callable[[int, bool], None],
+                 answered: Callable[[int], Callable[[], None]] | None = None,
+                 page: Callable[[str, int, str], Response] | None = None) -> None:
         self.holds = holds
         self.listener = listener
         self.talk = talk
-        #: ``answer_tap(seat, yes)``: the seat's tapped answer to its open question (False: none open)
+        #: ``answer_tap(seat, yes)``: the seat's tapped answer to its open question
+        #: (``TalkRefused`` when it answers nothing)
         self.answer_tap = answer_tap
+        #: ``answered(seat)`` before a tap: a wait until that tap's answer is taken (for a
+        #: page without its script, shown the seat's page after it)
+        self.answered = answered
+        #: ``page(message, status, back)``: a refusal as a page, for a page without its script
+        self.page = page
 
     def routes(self) -> list[Route]:
         return [
@@ -115,15 +133,28 @@ class TalkRoutes:
             fields = dict(parse_qsl(body.decode("utf-8"))) if len(body) <= MAX_ANSWER_BYTES else {}
         except UnicodeDecodeError:
             fields = {}
+        scripted = "application/json" in request.headers.get("accept", "")
         given = fields.get("answer", "")
         if given not in ("yes", "no"):
-            return refusal("bad-answer", 400)
-        taken = await anyio.to_thread.run_sync(self.answer_tap, seat, given == "yes")
-        if not taken:
-            return refusal("no-question", 409)
-        if "application/json" not in request.headers.get("accept", ""):
+            return self._refused(scripted, seat, TalkRefused("bad-answer", 400))
+        wait = self.answered(seat) if self.answered is not None and not scripted else None
+        try:
+            await anyio.to_thread.run_sync(self.answer_tap, seat, given == "yes")
+        except TalkRefused as refused:
+            return self._refused(scripted, seat, refused)
+        if not scripted:
+            # a page without its script shows the seat's page once: after the answer was taken
+            if wait is not None:
+                await anyio.to_thread.run_sync(wait)
             return RedirectResponse(f"/seat/{seat}", status_code=303)
         return JSONResponse({"sent": True, "message": labels()["words"]["talk-answer-sent"]}, headers=_NO_STORE)
+
+    def _refused(self, scripted: bool, seat: int, refused: TalkRefused) -> Response:
+        """A refused answer: JSON for the page's script, a page saying why (with the way
+        back to the seat) for a page without it."""
+        if scripted or self.page is None:
+            return refusal(refused.key, refused.status, **refused.fields)
+        return self.page(refusal_words(refused.key, **refused.fields), refused.status, f"/seat/{seat}")
 
     async def end(self, request: Request) -> Response:
         """The release: the utterance goes to the listener, whole."""

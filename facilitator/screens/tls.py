@@ -17,8 +17,11 @@ No guest can lock the phones out: a connection that is silent for
 ``FIRST_BYTE_SECONDS``, whose TLS handshake takes longer than ``HANDSHAKE_SECONDS``,
 or whose first request head has not arrived ``FIRST_REQUEST_SECONDS`` after that, is
 closed; one client address holds at most ``MAX_PER_CLIENT`` connections at once (more
-are closed as they are accepted), so hundreds of idle connections from one machine
-cost only that machine its extra connections.
+are closed as they are accepted); and the connections not yet sorted (no request head
+yet) share a budget by the fairness rule of ``admission``: this machine's own (the
+table screen) apart, and when the others' budget is full the oldest connection of the
+address holding the most is closed for the new one, so a guest on any number of
+addresses only ever loses its own connections.
 
 uvicorn makes its connections in ``Server.startup`` with ``loop.create_server`` on the
 sockets it is given; ``LanServer.startup`` lets it start with none and accepts on the
@@ -29,13 +32,17 @@ screens' socket itself.  Shutdown is uvicorn's own: it closes the acceptors
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
+import itertools
 import socket
 import ssl
 from collections.abc import Callable
 from typing import Any, cast
 
 import uvicorn
+
+from .admission import Unsorted
 
 #: the first byte of a TLS record carrying a handshake (the ClientHello)
 TLS_HANDSHAKE = 0x16
@@ -48,8 +55,6 @@ HANDSHAKE_SECONDS = 5.0
 #: how long, after the handshake (or the first byte of plain http), the first request's
 #: head (its line and headers) may take to arrive
 FIRST_REQUEST_SECONDS = 5.0
-#: connections waiting for their first byte or handshake at once; more are closed
-MAX_PENDING = 256
 #: connections one client address may hold at once, open or waiting (a browser opens
 #: at most six to one server; a phone page holds one or two)
 MAX_PER_CLIENT = 32
@@ -93,16 +98,23 @@ class LanServer(uvicorn.Server):
 
 class _Acceptor:
     """Accepts on one listening socket and sorts each connection (TLS, redirect, plain).
-    Has what uvicorn's shutdown calls on a server: ``close`` and ``wait_closed``."""
+    Has what uvicorn's shutdown calls on a server: ``close`` and ``wait_closed``.
+
+    Each connection has a key (increasing) while it is unsorted: ``unsorted`` applies
+    the fairness rule, ``closers`` closes one at whatever step it is (its sorting task
+    cancelled, or its transport aborted while its first request is awaited)."""
 
     def __init__(self, sock: socket.socket, protocol: Callable[[], asyncio.Protocol],
                  owner: LanServer) -> None:
         self.sock = sock
         self.protocol = protocol
         self.owner = owner
-        self.pending: set[asyncio.Task[None]] = set()
+        self.pending: set[asyncio.Task[bool]] = set()
         #: each client address's connections (closed ones are dropped as new ones come)
         self.clients: dict[str, list[socket.socket]] = {}
+        self.unsorted = Unsorted()
+        self.closers: dict[int, Callable[[], None]] = {}
+        self._keys = itertools.count()
         sock.setblocking(False)
         self.task = asyncio.get_running_loop().create_task(self._accept())
 
@@ -116,48 +128,87 @@ class _Acceptor:
             except OSError:
                 await asyncio.sleep(0.1)          # out of descriptors, a reset: try again shortly
                 continue
-            if len(self.pending) >= MAX_PENDING or not self._admit(conn, peer):
+            if not self._admit(conn, peer):
                 conn.close()
                 continue
-            task = loop.create_task(self._sort(conn, peer))
+            key = next(self._keys)
+            victim = self.unsorted.add(key, _address(peer), _is_own(conn, peer), loop.time())
+            if victim is not None:
+                self._close(victim)
+            task = loop.create_task(self._sort(conn, peer, key))
+            self.closers[key] = _canceller(task)
             self.pending.add(task)
             task.add_done_callback(self.pending.discard)
+            task.add_done_callback(functools.partial(_unless_served, conn=conn))
 
     def _admit(self, conn: socket.socket, peer: Any) -> bool:
         """Count ``conn`` against its client address; False past ``MAX_PER_CLIENT``.
         A connection counts until its socket is closed (by uvicorn, a timeout, or here)."""
-        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        address = _address(peer)
         held = [s for s in self.clients.get(address, []) if s.fileno() != -1]
         if len(held) >= MAX_PER_CLIENT:
             self.clients[address] = held
             return False
         held.append(conn)
         self.clients[address] = held
-        if len(self.clients) > 4 * MAX_PENDING:       # forget addresses with nothing open
+        if len(self.clients) > 1024:       # forget addresses with nothing open
             self.clients = {a: [s for s in c if s.fileno() != -1] for a, c in self.clients.items()}
             self.clients = {a: c for a, c in self.clients.items() if c}
         return True
 
-    def _served(self) -> asyncio.Protocol:
-        return _FirstRequest(self.protocol())
+    def _close(self, key: int) -> None:
+        """Close the unsorted connection ``key`` (the fairness rule chose it)."""
+        closer = self.closers.pop(key, None)
+        if closer is not None:
+            closer()
 
-    async def _sort(self, conn: socket.socket, peer: Any) -> None:
+    def _sorted(self, key: int, sorted_: bool = True) -> None:
+        """``key`` is sorted (its first request came), or closed before (``sorted_`` False:
+        a strike against its address): it counts no more."""
+        self.unsorted.remove(key, asyncio.get_running_loop().time(), sorted_=sorted_)
+        self.closers.pop(key, None)
+
+    def _served(self, key: int) -> Callable[[], asyncio.Protocol]:
+        def made() -> asyncio.Protocol:
+            return _FirstRequest(self.protocol(), lambda abort: self._waiting(key, abort),
+                                 lambda came: self._sorted(key, came))
+        return made
+
+    def _waiting(self, key: int, abort: Callable[[], None]) -> None:
+        """``key``'s transport is made: until its first request comes, it is closed by ``abort``."""
+        if key in self.unsorted:
+            self.closers[key] = abort
+        else:
+            abort()                              # chosen to make room while it was being made
+
+    async def _sort(self, conn: socket.socket, peer: Any, key: int) -> bool:
+        """Sort ``conn`` and hand it on; True when a protocol took it (its transport owns
+        the socket now; otherwise the socket is closed when the task ends, even one
+        cancelled before it began)."""
         loop = asyncio.get_running_loop()
         conn.setblocking(False)
+        served = redirected = False
         try:
             first = await asyncio.wait_for(_peek(conn), FIRST_BYTE_SECONDS)
             if not first:
                 conn.close()                      # closed before it said anything
             elif first[0] == TLS_HANDSHAKE:
-                await loop.connect_accepted_socket(self._served, conn, ssl=self.owner.context,
+                await loop.connect_accepted_socket(self._served(key), conn, ssl=self.owner.context,
                                                    ssl_handshake_timeout=HANDSHAKE_SECONDS)
+                served = True
             elif _is_loopback(peer):
-                await loop.connect_accepted_socket(self._served, conn)
+                await loop.connect_accepted_socket(self._served(key), conn)
+                served = True
             else:
                 await loop.connect_accepted_socket(
                     lambda: _Redirect(self.owner.https_base(), self.owner.note), conn)
+                redirected = True
         except (TimeoutError, OSError, ssl.SSLError):
             conn.close()          # a refused certificate, a reset, silence: only this connection
+        finally:
+            if not served:        # a served connection counts until its first request (``_FirstRequest``)
+                self._sorted(key, redirected)
+        return served or redirected
 
     def close(self) -> None:
         self.task.cancel()
@@ -170,6 +221,31 @@ class _Acceptor:
                 await task
             except (asyncio.CancelledError, Exception):  # noqa: BLE001, S112  (closing: nothing to report)
                 continue
+
+
+def _canceller(task: asyncio.Task[bool]) -> Callable[[], None]:
+    def cancel() -> None:
+        task.cancel()
+    return cancel
+
+
+def _unless_served(task: asyncio.Task[bool], conn: socket.socket) -> None:
+    """A sorting task ended: its socket is closed unless a protocol took it."""
+    if task.cancelled() or task.exception() is not None or not task.result():
+        conn.close()
+
+
+def _address(peer: Any) -> str:
+    return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+
+def _is_own(conn: socket.socket, peer: Any) -> bool:
+    """Is the connection from this machine itself (its source is the server's own address:
+    the table screen at 127.0.0.1, or a browser here at the LAN address)?"""
+    try:
+        return _address(peer) == str(conn.getsockname()[0])
+    except OSError:
+        return False
 
 
 async def _peek(conn: socket.socket) -> bytes:
@@ -195,27 +271,41 @@ async def _peek(conn: socket.socket) -> bytes:
 class _FirstRequest(asyncio.Protocol):
     """uvicorn's protocol for one connection, closed unless its first request's head
     arrives within ``FIRST_REQUEST_SECONDS`` (later requests are uvicorn's to time:
-    its keep-alive timeout closes a connection idle between them)."""
+    its keep-alive timeout closes a connection idle between them).  ``waiting(abort)``
+    is told how to close it while the head is awaited, ``sorted(True)`` when the head
+    came, ``sorted(False)`` when the connection closed first."""
 
-    def __init__(self, inner: asyncio.Protocol) -> None:
+    def __init__(self, inner: asyncio.Protocol, waiting: Callable[[Callable[[], None]], None] | None = None,
+                 sorted_: Callable[[bool], None] | None = None) -> None:
         self.inner = inner
         self.tail = b""
         self.timer: asyncio.TimerHandle | None = None
+        self.waiting = waiting
+        self.sorted = sorted_
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.timer = asyncio.get_running_loop().call_later(FIRST_REQUEST_SECONDS, self._late, transport)
         self.inner.connection_made(transport)
+        if self.waiting is not None:
+            self.waiting(cast(asyncio.Transport, transport).abort)
 
     def _late(self, transport: asyncio.BaseTransport) -> None:
         self.timer = None
         cast(asyncio.Transport, transport).abort()
 
+    def _done(self, came: bool) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.sorted is not None:
+            done, self.sorted = self.sorted, None
+            done(came)
+
     def data_received(self, data: bytes) -> None:
         if self.timer is not None:
             seen = self.tail + data
             if b"\r\n\r\n" in seen or b"\n\n" in seen:
-                self.timer.cancel()
-                self.timer = None
+                self._done(True)
             self.tail = seen[-3:]
         self.inner.data_received(data)
 
@@ -223,9 +313,7 @@ class _FirstRequest(asyncio.Protocol):
         return self.inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        self._done(False)
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:

@@ -36,6 +36,14 @@ def status_lines(session: Session) -> list[str]:
         return []
 
 
+def over_heading(session: Session) -> str:
+    """The words above the result at the game's end: the game's own, else "The game is over."."""
+    from .labels import labels
+
+    own = screen_for(session.referee).over_heading(session.state) if session.over else None
+    return own or str(labels()["words"]["game-over"])
+
+
 @lru_cache(maxsize=64)
 def qr_svg(url: str) -> str:
     """An inline SVG QR code of ``url`` (segno, pure Python), dark on light."""
@@ -59,6 +67,7 @@ def table_view(hub: Hub, seats: Seats, base_url: str) -> dict[str, Any]:
             "game": screen.title(), "version": hub.version,
             "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
             "status": status_lines(session), "over": session.over,
+            "over_heading": over_heading(session),
             "scores": screen.scores(session.state), "board": board,
             "aside": [p for p in panels if p.get("aside")],
             # the board comes first; with no board (yet, or any more: the result) the status
@@ -82,6 +91,7 @@ def seat_view(hub: Hub, number: int) -> dict[str, Any]:
             "messages": [(line.seq, line.text) for line in lines],
             "controls": ctl.seat_controls(session, number), "prompt": ctl.prompt(session, number),
             "over": session.over, "result": status_lines(session) if session.over else [],
+            "over_heading": over_heading(session),
             "announcements": hub.numbered_announcements(SHOWN_ANNOUNCEMENTS),
             "action": f"/seat/{number}/command", "talk": talk_view(hub, number),
         }

@@ -91,8 +91,8 @@ def test_wrong_then_second_attempt_scores_one_per_right_card(
     back = " and ".join(", ".join(map(str, returned)).rsplit(", ", 1))
     if right:
         assert table.public[-1] == (
-            f"{len(right)} {'card is' if len(right) == 1 else 'cards are'} "
-            f"right and stay locked. Back to the middle: {back}. One more attempt."
+            f"{len(right)} {'card is right and stays' if len(right) == 1 else 'cards are right and stay'} "
+            f"locked. Back to the middle: {back}. One more attempt."
         )
     else:
         assert (

@@ -328,6 +328,25 @@ def test_rescoring_reads_the_traces_a_run_wrote(tmp_path: Path) -> None:
     assert sum(1 for c in again.commands if c.understood_at == 1) == 7 and again.applied_twice == 1
 
 
+def test_a_runs_table_goes_to_the_results_and_never_to_the_readme(tmp_path: Path) -> None:
+    """The README is for players and hosts (issue 49): a run rewrites the table between
+    the markers of benchmarks/RESULTS.md and leaves the README as it was."""
+    from benchmarks.session import run
+
+    readme = "# facilitator\n\n## How well it hears a table\n\nThe headline, in words.\n"
+    (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+    (tmp_path / "benchmarks").mkdir()
+    results = tmp_path / "benchmarks" / "RESULTS.md"
+    results.write_text(f"# Results\n\n## Table sessions\n\n{run.START}\nthe old table\n{run.END}\n\n## Other\n",
+                       encoding="utf-8")
+    assert run.write_table("| the new table |", root=tmp_path) == results
+    text = results.read_text(encoding="utf-8")
+    assert f"{run.START}\n| the new table |\n{run.END}" in text and "the old table" not in text
+    assert text.endswith("## Other\n")
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == readme
+    assert run.START not in (run.ROOT / "README.md").read_text(encoding="utf-8")   # nor markers for one
+
+
 def test_the_table_audio_always_moves_on_when_asked_for_a_later_time() -> None:
     # a player waiting for a start a fraction of a sample ahead once spun for ever
     audio = table.TableAudio(np.zeros(SAMPLE_RATE * 2, dtype=np.int16), room.impulse_response())

@@ -13,9 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, screen_servers
+from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, closed_clean, screen_servers
 
 from facilitator.screens import ScreenServer, ScreenSettings
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+    """Note on the test whether its body failed (the pages it left are then not judged)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        item.failed_call = True
 
 
 @pytest.fixture
@@ -44,8 +53,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def device(browser: Any) -> Iterator[Callable[..., Any]]:
-    """A new device (its own cookies): ``device(width=390)`` returns a page."""
+def device(browser: Any, request: Any) -> Iterator[Callable[..., Any]]:
+    """A new device (its own cookies): ``device(width=390)`` returns a page.  Every page
+    a test leaves open is looked at by axe-core as the test left it (``closed_clean``)."""
     contexts: list[Any] = []
 
     def new(width: int = 390, height: int = 844) -> Any:
@@ -55,5 +65,4 @@ def device(browser: Any) -> Iterator[Callable[..., Any]]:
         return context.new_page()
 
     yield new
-    for context in contexts:
-        context.close()
+    closed_clean(contexts, request)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from support import deadline
+
 from facilitator.screens import ScreenServer, ScreenSettings
 from facilitator.session import Session
 from facilitator.table_data import TableData
@@ -24,10 +26,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
-#: generous waits: the machine is small and shared
-WAIT_MS = 20_000
+#: how long a wait may last before it is a hang: generous, since the machine is small and
+#: shared (two cores, other test runs beside).  A wait ends as soon as its condition holds,
+#: so a longer bound costs a passing test nothing; it never stands in for an assertion.
+WAIT_SECONDS = deadline(60.0)
+WAIT_MS = int(WAIT_SECONDS * 1000)
 ROOT = Path(__file__).resolve().parents[2]
-START_SECONDS = 60
+START_SECONDS = deadline(120.0)
 
 
 def wait_until(page: Any, expression: str, timeout_ms: int = WAIT_MS) -> None:
@@ -76,6 +81,33 @@ _ACCESSIBILITY = """() => {
   if (wide > 1) problems.push('scrolls sideways by ' + wide + ' px');
   return problems;
 }"""
+
+
+def axe_findings(page: Any) -> list[str]:
+    """Every violation axe-core finds on the page as it is now, whatever its impact
+    (minor and moderate ones too), as readable lines."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"]]
+
+
+def closed_clean(contexts: list[Any], request: Any) -> None:
+    """Close browser contexts a test made, after axe has looked at every page it left
+    open (unless the test already failed): a finding of any impact fails the test
+    (issue 49), so each page state a browser test ends on is one a screen reader can use."""
+    findings: list[str] = []
+    try:
+        if not getattr(request.node, "failed_call", False):
+            for context in contexts:
+                findings += [f"{page.url}: {finding}" for page in context.pages
+                             if not page.is_closed() and page.url.startswith("http")
+                             for finding in axe_findings(page)]
+    finally:
+        for context in contexts:
+            context.close()
+    assert findings == [], "axe found on the pages this test left:\n" + "\n".join(findings)
 
 
 def accessibility_problems(page: Any) -> list[str]:
@@ -220,7 +252,7 @@ class Service:
         self.proc.stdin.write((line + "\n").encode())
         self.proc.stdin.flush()
 
-    def heard(self, fragment: str, seconds: float = 20) -> str:
+    def heard(self, fragment: str, seconds: float = WAIT_SECONDS) -> str:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             try:
@@ -231,7 +263,7 @@ class Service:
                 return line
         raise AssertionError(f"never announced {fragment!r}; stderr: {self.err}")
 
-    def noted(self, fragment: str, seconds: float = 20) -> str:
+    def noted(self, fragment: str, seconds: float = WAIT_SECONDS) -> str:
         """The first standard-error line holding ``fragment``, waited for up to ``seconds``
         (the line and the pages' update race: both follow the same move)."""
         deadline = time.monotonic() + seconds

@@ -13,12 +13,19 @@ from __future__ import annotations
 import time
 
 import pytest
-from screens.screen_support import WAIT_MS, Service, answer_asked, free_port, screenshot
+from screens.screen_support import (
+    WAIT_MS,
+    Service,
+    answer_asked,
+    free_port,
+    screenshot,
+    wait_until_live,
+)
 
 pytestmark = pytest.mark.slow
 
-#: long enough to look at the screens while play still serves them
-RESULT_SECONDS = 8
+#: long enough to look at the screens while play still serves them, on a loaded machine too
+RESULT_SECONDS = 15
 
 
 @pytest.fixture
@@ -38,7 +45,19 @@ def join(device, table, seat: int):
     page = device()
     page.goto(table.locator(f".seat-card:nth-child({seat}) a.join-link").get_attribute("href"))
     page.wait_for_url(f"**/seat/{seat}")
+    wait_until_live(page)
     return page
+
+
+def following(pages, words: str) -> None:
+    """Every page follows the game live and shows ``words`` (the position before the
+    last move): the last move's update then reaches each page while play serves it,
+    however slowly a loaded machine brought the pages up."""
+    from playwright.sync_api import expect
+
+    for page in pages:
+        wait_until_live(page)
+        expect(page.locator("body")).to_contain_text(words)
 
 
 def assert_result_stays(game: Service, pages, result: str, started: float) -> None:
@@ -48,7 +67,7 @@ def assert_result_stays(game: Service, pages, result: str, started: float) -> No
 
     for page in pages:
         expect(page.locator(".result")).to_contain_text(result)
-    game.noted("the screens show the result for 8 seconds")
+    game.noted(f"the screens show the result for {RESULT_SECONDS} seconds")
     time.sleep(2)
     assert game.proc.poll() is None, "the screens are still up with the result"
     for page in pages:
@@ -73,6 +92,7 @@ def test_a_game_ended_by_a_typed_line_keeps_its_result_on_every_screen(tmp_path,
     game.say("send E S N W")
     game.say("send N E S W")
     game.heard("Leg 3 of 3")
+    following([table, phone], "Leg 3 of 3")
     started = time.monotonic()
     game.say("send W S E N")                     # the last move, typed
     game.heard("The voyage is over")
@@ -97,6 +117,7 @@ def test_a_game_ended_by_a_tap_ends_play_after_the_result_time(tmp_path, device,
     holder_b.get_by_role("button", name="SURFACE STRIPED").click()
     expect(decoder.locator("#region-prompt")).to_contain_text("decodes", timeout=WAIT_MS)
     decoder.select_option("#final-name", "Brook")
+    following([table, decoder, holder_a, holder_b], "SURFACE STRIPED")
     started = time.monotonic()
     answer_asked(decoder, "#do-final", "Give Brook as the final answer?")
     game.heard("Practice over: 2 of 2 points")

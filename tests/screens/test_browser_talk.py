@@ -27,6 +27,7 @@ from screens.screen_support import (
     CHROMIUM_ARGS,
     WAIT_MS,
     accessibility_problems,
+    closed_clean,
     screen_servers,
     wait_until_live,
 )
@@ -125,7 +126,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ScreenServer]]:
 
 
 @pytest.fixture
-def phone(kit: dict[str, Any]) -> Iterator[Callable[..., Any]]:
+def phone(kit: dict[str, Any], request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
 
     def open_seat(server: ScreenServer, seat: int, *, microphone: bool = True, base: str | None = None) -> Any:
@@ -140,8 +141,7 @@ def phone(kit: dict[str, Any]) -> Iterator[Callable[..., Any]]:
         page.wait_for_url(f"**/seat/{seat}")
         return page
     yield open_seat
-    for context in contexts:
-        context.close()
+    closed_clean(contexts, request)
 
 
 def hold(page: Any, seconds: float) -> None:

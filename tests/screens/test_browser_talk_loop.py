@@ -28,7 +28,13 @@ from typing import Any
 import httpx
 import pytest
 from screens.lan_support import CHROMIUM_RULE, PHONES_HOST, lan_settings
-from screens.screen_support import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, accessibility_problems
+from screens.screen_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_MS,
+    accessibility_problems,
+    closed_clean,
+)
 from screens.test_browser_talk import COMMAND, spoken_wav
 from screens.test_phone_talk import declared_too_large
 
@@ -98,7 +104,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
 
 
 @pytest.fixture
-def table(browser: dict[str, Any], tmp_path: Path) -> Iterator[dict[str, Any]]:
+def table(browser: dict[str, Any], tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """Compass Code for four (machine keeper, seed 1: seat 1 captains leg 1) with screens
     on the LAN and the real listen loop attached, its table microphone a silent
     recording in real time."""
@@ -139,12 +145,13 @@ def table(browser: dict[str, Any], tmp_path: Path) -> Iterator[dict[str, Any]]:
     try:
         yield {"server": server, "loop": loop, "voice": voice, "log": log, "phone": phone}
     finally:
-        for context in contexts:
-            context.close()
-        source.close()
-        running.join(30)
-        server.stop()
-        session.log.close()
+        try:
+            closed_clean(contexts, request)
+        finally:
+            source.close()
+            running.join(30)
+            server.stop()
+            session.log.close()
 
 
 def events(log: Path) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ import pytest
 
 from facilitator.command import Command
 from facilitator.screens import Hub, Seats
+from facilitator.screens.talk import TalkRefused
 from facilitator.session import Session
 
 ROUTES = {"keeper": "human", "mode": "standard", "routes": ["ESNW", "NESW", "WSEN"]}
@@ -199,12 +200,17 @@ def test_a_phone_question_that_closes_without_a_tap_redraws_the_screens(made):
     loop.asking = 2                       # the referee asks seat 2 about what its phone said
     hub.notice_question()
     assert hub.version > version and hub.asking_seat() == 2
-    assert not hub.answer_tap(1, True)    # another seat's tap answers nothing
-    assert hub.answer_tap(2, False) and loop.taps == [(2, False)]
+    with pytest.raises(TalkRefused) as refused:   # another seat's tap answers nothing, and says why
+        hub.answer_tap(1, True)
+    assert refused.value.key == "not-yours" and refused.value.fields == {"name": "Player 2"}
+    hub.answer_tap(2, False)
+    assert loop.taps == [(2, False)]
     version = hub.version
     hub.notice_question()
     assert hub.version == version         # nothing changed, nothing redrawn
     loop.asking = None                    # it timed out, or a voice at the table answered it
     hub.notice_question()
     assert hub.version > version and hub.asking_seat() is None
-    assert not hub.answer_tap(2, True) and loop.taps == [(2, False)]
+    with pytest.raises(TalkRefused) as refused:
+        hub.answer_tap(2, True)
+    assert refused.value.key == "no-question" and loop.taps == [(2, False)]

@@ -1,4 +1,4 @@
-"""WAV input at any rate and channel count becomes 16 kHz mono; bad files say so."""
+"""WAV input at any rate a recording has (8 to 384 kHz) and any channel count becomes 16 kHz mono; bad files say so."""
 
 from __future__ import annotations
 

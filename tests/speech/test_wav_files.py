@@ -18,7 +18,7 @@ from facilitator.speech.audio.devices import read_wav
 
 pytestmark = pytest.mark.skipif(shutil.which("sox") is None, reason="sox makes the test files")
 
-NEEDED = "16-bit PCM at any rate"
+NEEDED = "16-bit PCM at 8,000 to 384,000 Hz"
 
 
 def sox(path: Path, *options: str, tones: tuple[int, ...] = (440,), seconds: float = 0.5) -> Path:

@@ -48,7 +48,13 @@ class CloverScreen(GameScreen):
             out.append(Control("read-board", self.word("controls", "read board"), f"read board {seat}",
                                intent="read board"))
         if "place" in legal and seat == state.committer():
-            out += self.table_controls(state, legal)
+            # on the committer's phone the board is played by touch: its commit comes
+            # straight after it (with the pickers, the keyboard's way to place, next)
+            moves = self.table_controls(state, legal)
+            if "commit" in legal:
+                moves.insert(0, Control("commit", self.control_label("commit", "commit"), "commit",
+                                        intent="commit"))
+            out = moves + out
         return out
 
     def table_controls(self, state: State, legal: set[str]) -> list[Control]:

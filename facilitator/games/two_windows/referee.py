@@ -397,7 +397,8 @@ class TwoWindows(Referee[State]):
 
     def _status(self, state: State, phrases: Phrasebook) -> str:
         if state.over:
-            return phrases.say("tw-status-over", points=state.points, possible=state.possible)
+            key = "tw-status-practice-over" if state.practice else "tw-status-over"
+            return phrases.say(key, points=state.points, possible=state.possible)
         where = (phrases.say("tw-where-practice") if state.practice else
                  phrases.say("tw-where-round", round=state.round, rounds=state.rounds, packet=state.packet))
         common = {"where": where, "decoder": state.decoder, "points": state.points,
@@ -477,7 +478,8 @@ class TwoWindows(Referee[State]):
     def private_text(self, state: State, event: Event, phrases: Phrasebook) -> str | None:
         if event.type == "report-dealt":
             first, second = event["facts"]
-            return phrases.say("tw-private-report", round=event["round"], packet=event["packet"],
+            key = "tw-private-report-practice" if state.practice else "tw-private-report"
+            return phrases.say(key, round=event["round"], packet=event["packet"],
                                report=event["report"], first=first, second=second)
         if event.type == "fact-locked":
             return phrases.say("tw-private-locked", fact=event["fact"])

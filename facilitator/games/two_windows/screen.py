@@ -65,7 +65,11 @@ class TwoWindowsScreen(GameScreen):
         return None
 
     def scores(self, state: State) -> list[tuple[str, str]]:
-        return [(self.word("words", "points"), f"{state.points} / {state.possible}")]
+        label = "practice-points" if state.practice else "points"
+        return [(self.word("words", label), f"{state.points} / {state.possible}")]
+
+    def over_heading(self, state: State) -> str | None:
+        return self.word("words", "practice-over") if state.practice else None
 
     # -- the board: what is revealed, side by side, and the catalogue a tap away -----------
     def board(self, state: State) -> list[Panel]:
@@ -75,8 +79,9 @@ class TwoWindowsScreen(GameScreen):
         for index, (holder, team) in enumerate(zip(HOLDERS, (state.a_team, state.b_team))):
             columns.append({"heading": self.word("words", "revealed-heading", report=holder.upper(), team=team),
                             "items": [sent[index] for sent in state.sent]})
-        return [{"kind": "heading", "text": self.word("words", "revealed-title", round=state.round,
-                                                      rounds=state.rounds)},
+        title = self.word("words", "revealed-title-practice") if state.practice else \
+            self.word("words", "revealed-title", round=state.round, rounds=state.rounds)
+        return [{"kind": "heading", "text": title},
                 {"kind": "columns", "cls": "revealed", "items": columns,
                  "empty": self.word("words", "nothing-revealed")},
                 self.catalogue(state)]

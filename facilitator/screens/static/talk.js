@@ -227,10 +227,23 @@
 
   // The talk region follows the referee: shown only where it listens for voices; a new
   // hearing replaces the "Sent" line.
+  // Focus never falls to the page's body: when the question's Yes and No go away (answered,
+  // or closed by the referee) while focus was on them, it moves to the referee's answer,
+  // and stays on the newest answer as the region is redrawn, until the player moves it.
+  let answerHeldFocus = false;
+  function keepFocus(region) {
+    if (!answerHeldFocus || region.querySelector("form.talk-answer")) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const target = region.querySelector(".reply") || line;
+    target.focus({ preventScroll: true });
+  }
+
   function follow() {
     const region = document.getElementById("region-talk");
     const state = region && region.querySelector("[data-listening]");
     if (!state) return;
+    keepFocus(region);
     const on = state.dataset.listening === "yes";
     button.hidden = !on;
     const hint = document.getElementById("talk-hint");
@@ -248,10 +261,20 @@
   // Yes / No on the referee's question about what this phone said: sent without leaving
   // the page (a page without this script posts the form); the live update that follows
   // shows the referee's answer and takes the buttons away.
+  if (region) {
+    region.addEventListener("focusin", (event) => {
+      if (event.target.closest && event.target.closest("form.talk-answer")) answerHeldFocus = true;
+    });
+    region.addEventListener("focusout", (event) => {
+      const next = event.relatedTarget;
+      if (next && !region.contains(next)) answerHeldFocus = false;   // the player moved it elsewhere
+    });
+  }
   if (region) region.addEventListener("submit", async (event) => {
     const form = event.target.closest ? event.target.closest("form.talk-answer") : null;
     if (!form) return;
     event.preventDefault();
+    answerHeldFocus = true;
     const chosen = event.submitter ? event.submitter.value : "";
     if (chosen !== "yes" && chosen !== "no") return;
     form.querySelectorAll("button").forEach((b) => { b.disabled = true; });

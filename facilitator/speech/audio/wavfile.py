@@ -10,13 +10,27 @@ RIFF chunks itself and takes:
 - 8-bit A-law and µ-law (telephone recordings),
 - any of them inside WAVE_FORMAT_EXTENSIBLE,
 
-at any rate and channel count.  Anything else (a compressed WAV, an MP3, a FLAC,
-text, an empty file) is refused in one line that names what the file is and what
-is needed.
+at any rate from ``MIN_RATE`` to ``MAX_RATE`` and any channel count.  Anything else
+(a compressed WAV, an MP3, a FLAC, text, an empty file, a header whose rate no
+recording has) is refused in one line that names what the file is and what is
+needed.
+
+Only a regular file is read.  A named pipe (FIFO), a device, a socket or a directory
+is refused before anything waits on it: the file is looked at (``stat``), then
+opened without blocking (``O_NONBLOCK``) and looked at again, so a FIFO with no
+writer, or ``/dev/zero``, cannot hold a command that was given it.
+
+The rates: below 8,000 Hz a recording cannot carry the band the recognizer hears
+(up to 4 kHz, a telephone's); above 384,000 Hz no recorder writes (the highest
+rates of audio interfaces are 352.8 and 384 kHz).  A header outside them (0 Hz, or
+4,294,967,295 Hz, which would make an hour of audio a fraction of a millisecond) is
+damaged, not a recording to play.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +38,15 @@ import numpy as np
 
 from ...errors import SpeechError
 
+#: the sample rates a recording may have, in Hz (see the module's docstring)
+MIN_RATE = 8_000
+MAX_RATE = 384_000
 #: what a recording must be, said after every refusal
-NEEDED = ("a WAV recording is needed: 16-bit PCM at any rate and channel count "
+NEEDED = (f"a WAV recording is needed: 16-bit PCM at {MIN_RATE:,} to {MAX_RATE:,} Hz, any channel count "
           "(8-, 24- and 32-bit PCM, 32- or 64-bit float, A-law and µ-law are converted)")
+#: what a path that is no regular file is, by its ``stat`` mode
+_NOT_FILES = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 _PCM = 0x0001
 _FLOAT = 0x0003
@@ -78,15 +98,7 @@ def _kind(head: bytes) -> str:
 def read_recording(path: str | Path) -> Recording:
     """The samples of the WAV file ``path``; ``SpeechError`` saying what it is when it cannot be read."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise SpeechError(f"no such audio file: {str(path)!r}") from None
-    except IsADirectoryError:
-        raise SpeechError(f"{str(path)!r} is a directory, not a WAV file") from None
-    except OSError as exc:
-        raise SpeechError(f"cannot read the audio file {str(path)!r}: {exc.strerror or exc}") from None
+    raw = _read_regular(path)
     if len(raw) > MAX_BYTES:
         raise _refuse(path, f"is larger than {MAX_BYTES // 2**20} MB; cut it shorter")
     if not raw:
@@ -110,6 +122,8 @@ def read_recording(path: str | Path) -> Recording:
     if channels <= 0 or rate <= 0 or block <= 0 or block % channels:
         raise _refuse(path, "is a WAV file with a broken header "
                       f"({channels} channel(s), {rate} Hz, {block} bytes a frame)")
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise _refuse(path, f"is a WAV file whose header gives {rate:,} Hz, a rate no recording has")
     width = block // channels
     if tag in _COMPRESSED:
         raise _refuse(path, f"is a compressed ({_COMPRESSED[tag]}) WAV file")
@@ -129,6 +143,35 @@ def read_recording(path: str | Path) -> Recording:
         raise _refuse(path, "is a WAV file without its data chunk (cut short or damaged)")
     usable = len(samples) - len(samples) % channels
     return Recording(samples[:usable].reshape(-1, channels), rate)
+
+
+def _read_regular(path: Path) -> bytes:
+    """The first ``MAX_BYTES + 1`` bytes of ``path``, a regular file; SpeechError for
+    anything else, said before anything could wait on it (a FIFO, a device)."""
+    def not_a_file(mode: int) -> None:
+        for test, kind in _NOT_FILES:
+            if test(mode):
+                raise SpeechError(f"{str(path)!r} is {kind}, not a WAV file; {NEEDED}")
+        if not stat.S_ISREG(mode):
+            raise SpeechError(f"{str(path)!r} is not a regular file; {NEEDED}")
+
+    try:
+        not_a_file(os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise SpeechError(f"no such audio file: {str(path)!r}") from None
+    except OSError as exc:
+        raise SpeechError(f"cannot read the audio file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        not_a_file(os.fstat(fd).st_mode)     # the same file still (not swapped for a pipe since)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            return f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise SpeechError(f"cannot read the audio file {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        if fd != -1:
+            os.close(fd)
 
 
 def _chunks(raw: bytes) -> tuple[bytes | None, bytes | None]:

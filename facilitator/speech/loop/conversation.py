@@ -174,6 +174,8 @@ class Conversation(LoopCore):
                 return   # nothing heard, or refused from the fast hearing already
             _, rest = self.ears.split_wake(hyp)
             line = self.ears.command(rest) if rest.strip() else None
+            if line is not None:
+                self._caption(hyp.text)   # its phone shows what was heard beside the answer
             if line is None or not self._from_another_seat(pending, segment, None, line):
                 self._chatter()   # another seat's talk is no answer to this seat's question
             return
@@ -339,7 +341,8 @@ class Conversation(LoopCore):
         self.state = LoopState.LISTENING
         if pending is not None:
             self.released += 1
-            self._apply(pending.command, at=at, source=pending.segment)
+            held = pending   # its result goes to the phone that said it, not only the echo
+            self._about(held, lambda: self._apply(held.command, at=at, source=held.segment))
 
     def _timeout(self, at: float | None = None, *, final: bool = False) -> None:
         """The question's time is up.  When the player said something the referee could not

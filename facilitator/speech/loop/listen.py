@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ... import unapplied
 from ...meaning import warm
 from ...session import Session
 from ..base import (
@@ -111,7 +112,7 @@ class ListenLoop(Routing, Conversation, Applying):
         self.hints = Hints(self.settings.hint_after_failures)
         self.state = LoopState.DORMANT if self.gated else LoopState.LISTENING
         #: the pending command's one owner (its question or echo, seat, deadline, verdict)
-        self.pendings = Pendings()
+        self.pendings = Pendings(keep=unapplied.keeper(session, lambda command: self._said_form(command)))
         #: while a command is applied: the utterance it was heard in (None: typed)
         self.applying_from: Segment | None = None
         self.discarded: list[Discarded] = []

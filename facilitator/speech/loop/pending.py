@@ -31,6 +31,7 @@ whoever spoke last, and aloud to the table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
@@ -81,8 +82,11 @@ class Pendings:
     """The owner of the loop's pending command (at most one: the table's conversation is
     about one command at a time; the value names the seat that said it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: Callable[[Pending | None], None] | None = None) -> None:
         self._open: Pending | None = None
+        #: told each command that starts or stops waiting (None: stopped), so that a game
+        #: resumed after a kill can say what was echoed and not applied (``unapplied.py``)
+        self._keep = keep
 
     @property
     def current(self) -> Pending | None:
@@ -95,12 +99,16 @@ class Pendings:
     def open(self, pending: Pending) -> Pending:
         """``pending`` is now the command waiting (it replaces the one before)."""
         self._open = pending
+        if self._keep is not None:
+            self._keep(pending)
         return pending
 
     def change(self, **fields: Any) -> Pending | None:
         """The pending command with ``fields`` changed (None: nothing pending)."""
         if self._open is not None:
             self._open = replace(self._open, **fields)
+            if "command" in fields and self._keep is not None:
+                self._keep(self._open)
         return self._open
 
     def take_verification(self) -> Verification | None:
@@ -114,6 +122,8 @@ class Pendings:
     def close(self) -> Pending | None:
         """The pending command leaves the loop (applied, taken back, cancelled)."""
         pending, self._open = self._open, None
+        if pending is not None and self._keep is not None:
+            self._keep(None)
         return pending
 
 
