@@ -175,3 +175,21 @@ def test_a_typed_no_in_other_words_drops_what_meaning_asked(tmp_path: Path) -> N
     loop.tick(2.0)
     assert speaker.spoken == [MEANT, "Cancelled."]
     assert [t for t, _ in logged(tmp_path)] == ["command-rejected"]
+
+
+def test_the_light_mode_leaves_the_meaning_stage_unloaded_at_start(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The light mode hears no free words, so its loop does not train or read back the meaning
+    model when it starts (on a Pi 4 that memory is the board's); Whisper beside it does."""
+    from facilitator.speech.engines.hybrid import HybridRecognizer
+    from facilitator.speech.loop import listen
+
+    warmed: list[object] = []
+    monkeypatch.setattr(listen, "warm", warmed.append)
+    light = HybridRecognizer("off")
+    assert not light.transcribes and HybridRecognizer("always", whisper=object()).transcribes
+    loop, _speaker, _ = make(tmp_path, light)
+    loop.start()
+    assert warmed == []
+    loop, _speaker, _ = make(tmp_path / "both", HybridRecognizer("always", whisper=object()))
+    loop.start()
+    assert len(warmed) == 1

@@ -249,6 +249,12 @@ class HybridRecognizer:
         """Sure only with Whisper beside pocketsphinx (``off``: the light mode, never sure)."""
         return self.mode != "off"
 
+    @property
+    def transcribes(self) -> bool:
+        """Whether its hearings carry Whisper's free words for the meaning stage (not in
+        the light mode, which has none)."""
+        return self.mode != "off"
+
     def __init__(self, mode: str = "always", *, pocketsphinx: PocketsphinxRecognizer | None = None,
                  whisper: Any = None, limits: Thresholds = DEFAULT) -> None:
         if mode not in MODES:

@@ -42,6 +42,11 @@ class Ears:
         return bool(getattr(self.recognizer, "can_be_sure", True))
 
     @property
+    def transcribes(self) -> bool:
+        """Whether the recognizer's hearings carry free words (Whisper beside pocketsphinx)."""
+        return bool(getattr(self.recognizer, "transcribes", False))
+
+    @property
     def two_stage(self) -> bool:
         """Whether the recognizer can hear first and verify later."""
         return hasattr(self.recognizer, "hear_first") and hasattr(self.recognizer, "verify")

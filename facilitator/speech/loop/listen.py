@@ -334,7 +334,8 @@ class ListenLoop(Routing, Conversation, Applying):
         if self.session.over:
             self.state = LoopState.DONE
             return
-        warm(self.understanding.meaning)
+        if self.ears.transcribes:   # the light mode has no free words: meaning waits for a typed line
+            warm(self.understanding.meaning)
         self._earcon("listening")
 
     def finish(self) -> None:
