@@ -53,3 +53,26 @@ def test_typed_table_talk_gives_no_more_commands(reports: dict[str, dict[str, An
     assert report["talk lines"] >= talk
     assert len(report["talk answered"]) <= answered, report["talk answered"]
     assert len(report["talk changes game"]) <= changing, report["talk changes game"]
+
+
+def test_a_spoken_grammar_command_is_scored_as_play_takes_it() -> None:
+    """Spoken lines are scored by what play does with them (``policy.take``): a guess heard sure
+    by both engines is echoed and applied; the light mode (never sure) asks it, so a wrong
+    guess forced onto natural words is a question answered no, not a wrong action; a query
+    heard unsure from the table with no word to the referee meets silence."""
+    from benchmarks.phrasing.corpus import Line
+    from benchmarks.phrasing.understanding import Result, heard, taken
+
+    guess = Line("wide_held_out", "compass-code", "captain", "send north east south west", "send NESW")
+    found = heard(guess, "send north east south west", ())
+    assert found.by == "grammar"
+    assert taken(guess, found, sure=True, addressed=False, can_be_sure=True) == "applied"
+    assert taken(guess, found, sure=False, addressed=True, can_be_sure=False) == "asked"
+    wrong = Line("wide_held_out", "compass-code", "captain", "send north east south west", "send ENSW")
+    assert Result(wrong, found, "grammar", "asked").outcome == "asked wrong"
+    assert Result(wrong, found, "grammar", "applied").outcome == "applied wrong"
+    query = Line("wide_held_out", "compass-code", "captain", "status", "status")
+    said = heard(query, "status", ())
+    assert taken(query, said, sure=False, addressed=False, can_be_sure=False) == "silent"
+    assert Result(query, said, "grammar", "silent").outcome == "missed"
+    assert taken(query, said, sure=False, addressed=True, can_be_sure=False) == "applied"

@@ -129,7 +129,9 @@ def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int 
                     for addressed in (True, False):
                         found = understanding.heard(line, hyp.text if hyp else "", hyp.free if hyp else (),
                                                     addressed=addressed)
-                        results[(mode, voice, addressed)].append(understanding.Result(line, found, form))
+                        took = understanding.taken(line, found, sure=bool(hyp and hyp.sure), addressed=addressed,
+                                                   can_be_sure=mode == "both")
+                        results[(mode, voice, addressed)].append(understanding.Result(line, found, form, took))
                         row[mode]["addressed" if addressed else "at the table"] = found.to_json()
                 transcripts.append(row)
             if log and n % 20 == 0:
@@ -144,10 +146,36 @@ def spoken_report(half: str, voices: tuple[str, ...], whisper: bool, limit: int 
             "seconds": round(time.monotonic() - began), "rows": rows, "transcripts": transcripts}
 
 
+def rescored(spoken: dict[str, Any]) -> dict[str, Any]:
+    """A spoken report tallied again from its own transcripts (each clip's hearings as
+    kept: the phrase, the free words, sure), with the understanding and play's rule as
+    they are now: no clip is synthesized or decoded again."""
+    lines = {(line.game, line.state, line.text): line for line in corpus.read(spoken["half"])}
+    results: dict[tuple[str, str, bool], list[understanding.Result]] = defaultdict(list)
+    for row in spoken["transcripts"]:
+        line = lines.get((row["game"], row["state"], row["said"]))
+        if line is None:
+            continue   # the corpus changed since: that line is no longer scored
+        form = understanding.form_class(line)
+        for mode in ("light", "both"):
+            hyp = row.get(mode)
+            if hyp is None:
+                continue
+            for addressed in (True, False):
+                found = understanding.heard(line, hyp["text"] or "", tuple(hyp["free"]), addressed=addressed)
+                took = understanding.taken(line, found, sure=hyp["sure"], addressed=addressed,
+                                           can_be_sure=mode == "both")
+                results[(mode, row["voice"], addressed)].append(understanding.Result(line, found, form, took))
+    rows = [{"mode": mode, "voice": voice, "addressed": addressed,
+             "held out synthesizer": voice.split(":")[0] not in TUNED_SYNTHESIZERS, **understanding.tally(got)}
+            for (mode, voice, addressed), got in sorted(results.items())]
+    return {**spoken, "rows": rows}
+
+
 def _print_typed(report: dict[str, Any], lines: bool = True) -> None:
     where = "said to the referee" if report["addressed"] else "at the table, unaddressed"
     print(f"typed, {report['half']}, {where}: {report['understood']}/{report['natural']} understood "
-          f"({100 * report['share']:.1f} %) {report['outcomes']}; found by {report['found by']}; per form "
+          f"({100 * report['share']:.1f} %) {report['outcomes']}, {report['wrong actions']} wrong actions; found by {report['found by']}; per form "
           f"{report['per form']}; per register {report['per register']}; per game {report['per game']}; table "
           f"talk {len(report['talk answered'])}/{report['talk lines']} answered, "
           f"{len(report['talk changes game'])} changing the game")
@@ -171,7 +199,7 @@ def _print_spoken(report: dict[str, Any]) -> None:
             for row in rows:
                 held = " (held-out synthesizer)" if row["held out synthesizer"] else ""
                 print(f"  {mode:5} {where:26} {row['voice']:14}{held}: {row['understood']}/{row['natural']} "
-                      f"({100 * row['share']:.1f} %) {row['outcomes']}; per form {row['per form']}; "
+                      f"({100 * row['share']:.1f} %) {row['outcomes']}, {row['wrong actions']} wrong actions; per form {row['per form']}; "
                       f"found by {row['found by']}; table talk {len(row['talk answered'])}/{row['talk lines']} "
                       f"answered, {len(row['talk changes game'])} changing the game")
             worst = min(rows, key=lambda r: r["share"])
@@ -197,7 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="speak only the first N lines")
     parser.add_argument("--every", type=int, default=1, help="speak every Nth line (2: half of them)")
     parser.add_argument("--json", type=Path, default=None, help="write the whole report (with transcripts) here")
+    parser.add_argument("--rescore", type=Path, default=None,
+                        help="tally a --json report's spoken clips again from their kept hearings (no audio)")
     args = parser.parse_args(argv)
+    if args.rescore:
+        kept = json.loads(args.rescore.read_text(encoding="utf-8"))
+        if "spoken" not in kept:
+            print(f"{args.rescore.name} holds no spoken report", file=sys.stderr)
+            return 2
+        _print_spoken(rescored(kept["spoken"]))
+        return 0
     halves = corpus.HALVES if args.half == "both" else (args.half,)
     report: dict[str, Any] = {"typed": [typed_report(h, addressed=a) for h in halves for a in (True, False)]}
     for typed in report["typed"]:

@@ -17,6 +17,14 @@ The form class of a line says which part of the product understands it:
 An answer to an open question found by meaning is taken when it is a no, a cancel or a
 repeat (nothing changes in the game), and counts then as applied; a yes found by meaning is
 not taken (the table is asked for a plain yes or no) and counts as missed.
+
+A spoken line's command found by the grammar is then taken as play takes it
+(``policy.take``, ``taken``): applied (at once, or echoed with its undo window), asked
+("... Is that right?": the light mode asks every command that can be taken back, since
+pocketsphinx alone is never sure), or met with silence (an unsure query or a command that
+cannot be taken back, unaddressed, on its first hearing).  So a wrong phrase the light
+mode forced onto natural words is scored as the question it becomes, not as an action;
+typed lines are applied as parsed.
 """
 
 from __future__ import annotations
@@ -28,8 +36,13 @@ from typing import Any
 
 from benchmarks.phrasing import corpus
 from facilitator.command import Command, NotRecognized
+from facilitator.games import find_game
 from facilitator.grammar import Grammar, normalize
 from facilitator.meaning import TAKEN_BY_MEANING, MeaningStage, Understood, stage_for, understand
+from facilitator.session import CONTROLS
+from facilitator.speech.loop.core import ASIDES
+from facilitator.speech.loop.policy import Hearing, Take, take
+from facilitator.speech.loop.understanding import VOICE_CONTROLS
 
 FORMS = ("grammar", "loose", "filler", "outside")
 OUTCOMES = ("applied", "asked", "applied wrong", "asked wrong", "missed")
@@ -40,12 +53,19 @@ class Result:
     line: corpus.Line
     understood: Understood
     form: str
+    #: what play did with a spoken line's grammar command: "applied", "asked" or "silent"
+    #: (``taken``); None: typed, or found by meaning (asked)
+    taken: str | None = None
 
     @property
     def outcome(self) -> str:
         command = self.understood.command
+        if self.taken == "silent":
+            command = None
         if self.line.talk:
-            return "silent" if command is None else ("asked" if self.understood.asked else "applied")
+            if command is None:
+                return "silent"
+            return "asked" if self.understood.asked or self.taken == "asked" else "applied"
         if command is None:
             return "missed"
         right = command.canonical.lower() == (self.line.expected or "").lower()
@@ -55,7 +75,7 @@ class Result:
             if command.intent not in TAKEN_BY_MEANING:
                 return "missed"
             return "applied" if right else "applied wrong"
-        if self.understood.asked:
+        if self.understood.asked or self.taken == "asked":
             return "asked" if right else "asked wrong"
         return "applied" if right else "applied wrong"
 
@@ -121,6 +141,26 @@ def heard(line: corpus.Line, text: str, free: tuple[str, ...], *, addressed: boo
                       lists=corpus.lists(line.game), typed=False, answers=answers, addressed=addressed)
 
 
+def taken(line: corpus.Line, found: Understood, *, sure: bool, addressed: bool, can_be_sure: bool) -> str | None:
+    """What play does with a spoken line's grammar command (``policy.take`` on its first
+    hearing, the rules taken to accept it): "applied", "asked" or "silent"; None for an
+    answer to an open question, a meaning-found command (always asked) or no command."""
+    command = found.command
+    if command is None or found.by != "grammar" or line.state == "question":
+        return None
+    grammar: Grammar = corpus.grammar(line.game)
+    intent = command.intent
+    confirm = ("always" if intent in grammar.always_confirmed else "true" if intent in grammar.confirmed
+               else "unsure" if intent in getattr(grammar, "echoed_unsure", ()) else None)
+    aside = intent in ASIDES | CONTROLS | find_game(line.game).queries
+    sure = sure and found.verdict != "contradicted"
+    verdict = take(Hearing(sure=sure, addressed=addressed, can_be_sure=can_be_sure), aside=aside,
+                   confirm=confirm, acceptable=True, control=intent in VOICE_CONTROLS)
+    if verdict is Take.CHATTER:
+        return "silent"
+    return "asked" if verdict is Take.ASK else "applied"
+
+
 def results(half: str, *, meaning: bool = True, addressed: bool = True) -> list[Result]:
     return [Result(line, understood(line, meaning=meaning, addressed=addressed), form_class(line))
             for line in corpus.read(half)]
@@ -142,14 +182,17 @@ def tally(rows: list[Result]) -> dict[str, Any]:
             table[key]["right"] += r.right
         if r.right:
             found_by[r.understood.by or "-"] += 1
-    answered = [r for r in talk if r.understood.command is not None]
-    changing = [r for r in answered if not r.understood.asked
+    answered = [r for r in talk if r.outcome != "silent"]
+    changing = [r for r in answered if r.outcome == "applied"
                 and corpus.changes_game(r.line.game, r.understood.command.intent)]   # type: ignore[union-attr]
     right = sum(r.right for r in commands)
+    # a wrong command applied that changes the game (a wrong query answered costs a sentence)
+    wrong_actions = [r for r in commands if r.outcome == "applied wrong"
+                     and corpus.changes_game(r.line.game, r.understood.command.intent)]  # type: ignore[union-attr]
     return {
         "natural": len(commands), "understood": right,
         "share": round(right / len(commands), 3) if commands else 0.0,
-        "outcomes": dict(outcomes), "found by": dict(found_by),
+        "outcomes": dict(outcomes), "wrong actions": len(wrong_actions), "found by": dict(found_by),
         "per form": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_form.items(), key=lambda kv: FORMS.index(kv[0]))},
         "per register": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_register.items())},
         "per game": {k: f"{v['right']}/{v['lines']}" for k, v in sorted(by_game.items())},
